@@ -1,0 +1,29 @@
+"""The numpy reference engine: every collective, every algorithm, executed step by step.
+
+Pure Python and numpy; nothing here knows about the web. Typical use::
+
+    from app.collectives import simulate
+    trace = simulate("allreduce", "ring", ranks=8, elements=64)
+    trace.total_steps, trace.verified   # (14, True)
+"""
+
+# Importing the algorithm modules registers them in the catalog.
+from . import allgather, allreduce_ring  # noqa: F401
+from .engine import MAX_RANKS, catalog, simulate
+from .errors import CollectiveError
+from .layouts import COLLECTIVES
+from .ops import OPS
+from .trace import Step, Trace, Transfer, ranks_in
+
+__all__ = [
+    "COLLECTIVES",
+    "MAX_RANKS",
+    "OPS",
+    "CollectiveError",
+    "Step",
+    "Trace",
+    "Transfer",
+    "catalog",
+    "ranks_in",
+    "simulate",
+]

@@ -1,0 +1,53 @@
+"""Reduction operators, with MPI / NCCL semantics.
+
+`avg` is NCCL's ncclAvg: the transfers sum, and each rank divides by p once at the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+OPS = ("sum", "prod", "max", "min", "avg")
+
+_COMBINE = {
+    "sum": np.add,
+    "avg": np.add,
+    "prod": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+}
+
+SYMBOL = {"sum": "+", "avg": "+", "prod": "×", "max": "max", "min": "min"}
+
+
+def combine(op: str, into: np.ndarray, other: np.ndarray) -> None:
+    """Reduce `other` into `into` in place with `op`."""
+    with np.errstate(over="ignore", under="ignore"):  # IEEE inf/0, as MPI and NCCL give
+        _COMBINE[op](into, other, out=into)
+
+
+def reduce_all(op: str, stacked: np.ndarray) -> np.ndarray:
+    """Reduce along axis 0 directly with numpy: the ground truth the engine is checked against."""
+    with np.errstate(over="ignore", under="ignore"):
+        return _reduce_all(op, stacked)
+
+
+def _reduce_all(op: str, stacked: np.ndarray) -> np.ndarray:
+    if op in ("sum", "avg"):
+        out = np.sum(stacked, axis=0, dtype=stacked.dtype)
+    elif op == "prod":
+        out = np.prod(stacked, axis=0, dtype=stacked.dtype)
+    elif op == "max":
+        out = np.max(stacked, axis=0)
+    else:
+        out = np.min(stacked, axis=0)
+    return finalize(op, out, stacked.shape[0])
+
+
+def finalize(op: str, reduced: np.ndarray, ranks: int) -> np.ndarray:
+    """Apply the post-reduction step: divide by p for `avg` (truncating for integers, as C)."""
+    if op != "avg":
+        return reduced
+    if np.issubdtype(reduced.dtype, np.integer):
+        return (np.trunc(reduced / ranks)).astype(reduced.dtype)
+    return (reduced / reduced.dtype.type(ranks)).astype(reduced.dtype)

@@ -1,0 +1,1 @@
+"""The web layer: Flask blueprints and Socket.IO handlers. Validate, call down, serialize."""

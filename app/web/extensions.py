@@ -1,0 +1,5 @@
+"""Flask extensions, created once at import and bound to an app in the factory."""
+
+from flask_socketio import SocketIO
+
+socketio = SocketIO()

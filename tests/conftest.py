@@ -1,0 +1,107 @@
+"""Shared fixtures: the app and its clients, a real server on 127.0.0.1, and headless Chromium.
+
+Tests that need a browser skip with a visible reason on a developer's machine without one,
+but fail when CI=true: CI must run everything.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+from app.web.extensions import socketio
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip the test when `condition` is false, or fail it under CI, naming the reason."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI must run this test, but: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def app():
+    return create_app({"TESTING": True})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def socket_client(app, client):
+    sc = socketio.test_client(app, flask_test_client=client)
+    yield sc
+    if sc.is_connected():
+        sc.disconnect()
+
+
+class LiveServer:
+    """The app served by werkzeug's threaded server on 127.0.0.1 and a free port."""
+
+    def __init__(self, app) -> None:
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.port = self._server.server_port
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    app = create_app({"TESTING": True})
+    with LiveServer(app) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser():
+    require(CHROMIUM is not None, "no chromium on PATH (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - the test extras install it
+        require(False, "playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser page that records console errors and failed requests."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.console_errors = []
+    pg.on("console", lambda m: m.type == "error" and pg.console_errors.append(m.text))
+    pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
+    yield pg
+    context.close()
