@@ -8,7 +8,19 @@ Pure Python and numpy; nothing here knows about the web. Typical use::
 """
 
 # Importing the algorithm modules registers them in the catalog.
-from . import allgather, allreduce_ring  # noqa: F401
+from . import (  # noqa: F401
+    all_to_all,
+    allgather,
+    allreduce,
+    allreduce_ring,
+    broadcast,
+    gather_scatter,
+    hierarchical,
+    reduce,
+    reduce_scatter,
+    sendrecv,
+    trees,
+)
 from .engine import MAX_RANKS, catalog, simulate
 from .errors import CollectiveError
 from .layouts import COLLECTIVES
