@@ -1,1 +1,185 @@
-"""(being written)"""
+"""Tree shapes for the tree algorithms: binomial, heap-ordered binary, NCCL's double binary tree.
+
+The shape functions are plain functions over rank numbers (no machine), so any collective can
+build on them. A tree is described by a parent list: `parents[r]` is rank r's parent, `NO_PARENT`
+(-1) at the root.
+
+Sources:
+- Binomial trees numbered relative to the root, as MPICH does (src/mpi/coll/bcast/
+  bcast_intra_binomial.c, src/mpi/coll/reduce/reduce_intra_binomial.c): with rel = (rank - root)
+  mod p, the parent of rel is rel with its lowest set bit cleared, and the children are rel + m
+  for every power of two m below that bit.
+- Heap-ordered binary tree: the children of rank i are 2i+1 and 2i+2 (a textbook binary heap).
+- NCCL's double binary tree, translated from ncclGetBtree / ncclGetDtree in NCCL's
+  src/graph/trees.cc: tree 0 is an in-order binary tree rooted at rank 0 (odd ranks are leaves);
+  tree 1 mirrors it (rank r -> p-1-r) when p is even, or shifts it by one rank when p is odd.
+"""
+
+from __future__ import annotations
+
+NO_PARENT = -1
+
+
+def ceil_log2(n: int) -> int:
+    """Return ceil(log2 n) for n >= 1 (0 for n = 1)."""
+    return (n - 1).bit_length()
+
+
+def _lowest_bit(value: int) -> int:
+    return value & -value
+
+
+# -- binomial tree (MPICH), relative to a root -----------------------------------------------
+
+
+def relative_rank(rank: int, root: int, ranks: int) -> int:
+    """Return `rank`'s position counted from `root`: (rank - root) mod ranks."""
+    return (rank - root) % ranks
+
+
+def absolute_rank(rel: int, root: int, ranks: int) -> int:
+    """Return the rank at relative position `rel` from `root`."""
+    return (rel + root) % ranks
+
+
+def binomial_parent(rank: int, root: int, ranks: int) -> int:
+    """Return `rank`'s parent in the binomial tree rooted at `root` (NO_PARENT at the root)."""
+    rel = relative_rank(rank, root, ranks)
+    if rel == 0:
+        return NO_PARENT
+    return absolute_rank(rel - _lowest_bit(rel), root, ranks)
+
+
+def _subtree_span(rel: int, ranks: int) -> int:
+    """Return how many relative ranks the subtree under `rel` may span (a power of two)."""
+    return _lowest_bit(rel) if rel else 1 << ceil_log2(ranks)
+
+
+def binomial_children(rank: int, root: int, ranks: int) -> list[int]:
+    """List `rank`'s children, largest subtree first (the order MPICH's broadcast sends in)."""
+    rel = relative_rank(rank, root, ranks)
+    mask = _subtree_span(rel, ranks) >> 1
+    children = []
+    while mask:
+        if rel + mask < ranks:
+            children.append(absolute_rank(rel + mask, root, ranks))
+        mask >>= 1
+    return children
+
+
+def binomial_subtree(rank: int, root: int, ranks: int) -> list[int]:
+    """List the ranks in `rank`'s subtree, itself first, in relative order (what gather holds)."""
+    rel = relative_rank(rank, root, ranks)
+    stop = min(rel + _subtree_span(rel, ranks), ranks)
+    return [absolute_rank(q, root, ranks) for q in range(rel, stop)]
+
+
+def binomial_parents(ranks: int, root: int = 0) -> list[int]:
+    """Return the parent list of the binomial tree on `ranks` ranks rooted at `root`."""
+    return [binomial_parent(r, root, ranks) for r in range(ranks)]
+
+
+def binomial_rounds(ranks: int, root: int = 0) -> list[list[tuple[int, int]]]:
+    """Group the binomial tree's (parent, child) edges by round, leaves' round first.
+
+    Round j holds the children whose relative rank has lowest set bit 2**j: the order of a
+    reduce or gather (MPICH's mask = 1, 2, 4, ...). Reverse the list for broadcast and scatter.
+    There are ceil(log2 ranks) rounds, and in each a rank is in at most one edge as a child and
+    at most one as a parent, so every round fits the single-port model.
+    """
+    rounds: list[list[tuple[int, int]]] = [[] for _ in range(ceil_log2(ranks))]
+    for rel in range(1, ranks):
+        bit = _lowest_bit(rel)
+        parent = absolute_rank(rel - bit, root, ranks)
+        rounds[bit.bit_length() - 1].append((parent, absolute_rank(rel, root, ranks)))
+    return rounds
+
+
+# -- heap-ordered binary tree ----------------------------------------------------------------
+
+
+def heap_parents(ranks: int) -> list[int]:
+    """Return the parent list of the heap-ordered binary tree: rank i's children are 2i+1, 2i+2."""
+    return [NO_PARENT] + [(i - 1) // 2 for i in range(1, ranks)]
+
+
+# -- NCCL's double binary tree ---------------------------------------------------------------
+
+
+def nccl_btree(ranks: int, rank: int) -> tuple[int, list[int]]:
+    """Return (parent, children) of `rank` in NCCL's in-order binary tree (ncclGetBtree)."""
+    bit = 1
+    while bit < ranks and not bit & rank:
+        bit <<= 1
+    if rank == 0:
+        # The root has a single child: the largest power of two below `ranks`.
+        return NO_PARENT, [bit >> 1] if ranks > 1 else []
+    parent = (rank ^ bit) | (bit << 1)
+    if parent >= ranks:
+        parent = rank ^ bit
+    low = bit >> 1
+    if not low:
+        return parent, []
+    # The right child is rank + low, or rank + low/2, ... when that is past the last rank.
+    right = rank + low
+    while low and right >= ranks:
+        low >>= 1
+        right = rank + low if low else NO_PARENT
+    children = [rank - (bit >> 1)] + ([right] if right != NO_PARENT else [])
+    return parent, children
+
+
+def nccl_btree_parents(ranks: int) -> list[int]:
+    """Return the parent list of NCCL's in-order binary tree rooted at rank 0."""
+    return [nccl_btree(ranks, r)[0] for r in range(ranks)]
+
+
+def double_binary_tree_parents(ranks: int) -> tuple[list[int], list[int]]:
+    """Return the parent lists of NCCL's two trees (ncclGetDtree).
+
+    Tree 1 is tree 0 mirrored (rank r plays p-1-r) when p is even, so its root is p-1; when p is
+    odd it is tree 0 shifted by one rank (rank r plays r-1), so its root is 1. Either way the
+    ranks that are interior (non-root with children) in one tree are leaves in the other.
+    """
+    tree0 = nccl_btree_parents(ranks)
+    if ranks % 2 == 0:
+        mirror = [ranks - 1 - r for r in range(ranks)]
+        tree1 = [NO_PARENT] * ranks
+        for r in range(ranks):
+            up = tree0[mirror[r]]
+            tree1[r] = NO_PARENT if up == NO_PARENT else mirror[up]
+    else:
+        tree1 = [NO_PARENT] * ranks
+        for r in range(ranks):
+            up = tree0[(r - 1) % ranks]
+            tree1[r] = NO_PARENT if up == NO_PARENT else (up + 1) % ranks
+    return tree0, tree1
+
+
+# -- reading a parent list -------------------------------------------------------------------
+
+
+def children_lists(parents: list[int]) -> list[list[int]]:
+    """Return each rank's children, in rank order, from a parent list."""
+    children: list[list[int]] = [[] for _ in parents]
+    for rank, parent in enumerate(parents):
+        if parent != NO_PARENT:
+            children[parent].append(rank)
+    return children
+
+
+def depths(parents: list[int]) -> list[int]:
+    """Return each rank's distance from the root (0 at the root)."""
+    out = []
+    for rank in range(len(parents)):
+        depth = 0
+        while parents[rank] != NO_PARENT:
+            rank = parents[rank]
+            depth += 1
+        out.append(depth)
+    return out
+
+
+def tree_depth(parents: list[int]) -> int:
+    """Return the depth of the tree: the longest root-to-leaf path, in edges."""
+    return max(depths(parents), default=0)
