@@ -17,6 +17,9 @@ Sources:
 
 from __future__ import annotations
 
+from .machine import Machine
+from .registry import algorithm
+
 NO_PARENT = -1
 
 
@@ -183,3 +186,85 @@ def depths(parents: list[int]) -> list[int]:
 def tree_depth(parents: list[int]) -> int:
     """Return the depth of the tree: the longest root-to-leaf path, in edges."""
     return max(depths(parents), default=0)
+
+
+def levels_up(parents: list[int]) -> list[list[tuple[int, int]]]:
+    """Group the (child, parent) edges by the child's depth, deepest first: one step each.
+
+    A rank's children all sit one level below it, so by the time a rank's level moves, everything
+    below it has arrived: this is the order of a level-by-level reduce up the tree. Reverse the
+    list (and each edge) for a broadcast down it.
+    """
+    depth = depths(parents)
+    height = max(depth, default=0)
+    levels: list[list[tuple[int, int]]] = [[] for _ in range(height)]
+    for rank, parent in enumerate(parents):
+        if parent != NO_PARENT:
+            levels[height - depth[rank]].append((rank, parent))
+    return levels
+
+
+# -- allreduce over binary trees -------------------------------------------------------------
+
+Schedule = list[tuple[str, list[tuple[int, int, int, str]]]]  # (action, [(src, dst, chunk, op)])
+
+
+def tree_allreduce_schedule(parents: list[int], chunk: int) -> Schedule:
+    """Plan a reduce of `chunk` up the tree, then a broadcast of the result back down it."""
+    up = levels_up(parents)
+    reduce_steps = [("reduce up", [(c, p, chunk, "reduce") for c, p in level]) for level in up]
+    down = [("broadcast down", [(p, c, chunk, "copy") for c, p in level]) for level in up[::-1]]
+    return reduce_steps + down
+
+
+def _phase(actions: list[str | None]) -> str:
+    """Name a step of several concurrent trees for the lab ("reduce up trees 0 and 1")."""
+    active = [(t, a) for t, a in enumerate(actions) if a is not None]
+    if len({a for _, a in active}) == 1:
+        trees = " and ".join(str(t) for t, _ in active)
+        return f"{active[0][1]} tree{'s' if len(active) > 1 else ''} {trees}"
+    return ", ".join(f"{a} tree {t}" for t, a in active)
+
+
+def run_concurrently(m: Machine, schedules: list[Schedule]) -> None:
+    """Run several trees' schedules side by side, step i of each in the same round."""
+    for i in range(max((len(s) for s in schedules), default=0)):
+        actions = [s[i][0] if i < len(s) else None for s in schedules]
+        with m.step(_phase(actions)):
+            for schedule in schedules:
+                for src, dst, chunk, op in schedule[i][1] if i < len(schedule) else []:
+                    m.send(src, dst, chunk, op)
+
+
+@algorithm(
+    "allreduce",
+    "binary_tree",
+    "Reduce up a heap-ordered binary tree rooted at rank 0, then broadcast back down: "
+    "2·floor(log2 p) steps, not pipelined.",
+    single_port=False,
+    ports_note="A parent takes both children's partial reductions in the same step and sends "
+    "the result to both children in the same step, so it hears and talks to two peers at once.",
+)
+def binary_tree(m: Machine) -> None:
+    parents = heap_parents(m.ranks)
+    m.topology = {"kind": "tree", "parent": parents}
+    for action, transfers in tree_allreduce_schedule(parents, 0):
+        with m.step(f"{action} the tree"):
+            for src, dst, chunk, op in transfers:
+                m.send(src, dst, chunk, op)
+
+
+@algorithm(
+    "allreduce",
+    "double_binary_tree",
+    "NCCL's double binary tree: two complementary binary trees each reduce then broadcast half "
+    "the data at the same time; a rank interior in one tree is a leaf in the other.",
+    parts=lambda ranks, elements: 2,
+    single_port=False,
+    ports_note="The two trees run concurrently, so in one step a rank can send in both trees, "
+    "and a parent takes (or sends to) both children at once.",
+)
+def double_binary_tree(m: Machine) -> None:
+    trees = double_binary_tree_parents(m.ranks)
+    m.topology = {"kind": "trees", "parents": list(trees)}
+    run_concurrently(m, [tree_allreduce_schedule(t, chunk) for chunk, t in enumerate(trees)])
