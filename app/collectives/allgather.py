@@ -1,8 +1,22 @@
-"""Allgather algorithms: every rank ends with every rank's block, in rank order."""
+"""Allgather algorithms: every rank ends with every rank's block, in rank order.
+
+Block c of the working buffer is rank c's input (docs/engine.md), so a block lands in its final
+slot the moment it arrives; no algorithm here needs a local rotation.
+
+- `ring`: p-1 steps, each rank forwards the block it received last (Thakur, Rabenseifner &
+  Gropp 2005; MPICH allgather_intra_ring.c).
+- `recursive_doubling`: in step k swap every block held with rank XOR 2^k (MPICH
+  allgather_intra_recursive_doubling.c). Other rank counts fold in and out as MPICH's
+  allreduce does (`hypercube.py`), which costs one step more than ceil(lg p).
+- `bruck`: Bruck et al., IEEE TPDS 1997; MPICH allgather_intra_brucks.c. Step k sends to
+  rank r - 2^k the blocks r, r+1, ... it holds: ceil(lg p) steps for any p.
+- `direct`: every rank sends its block to every other in one all-port step.
+"""
 
 from __future__ import annotations
 
 from .allreduce_ring import ring_topology
+from .hypercube import Fold, fold_in, fold_out
 from .machine import Machine
 from .registry import algorithm
 
@@ -13,9 +27,76 @@ from .registry import algorithm
     "Pass blocks around a ring: p-1 steps, each rank sends (p-1)/p · M.",
 )
 def ring(m: Machine) -> None:
+    """Forward to the right neighbour, each step, the block received in the step before."""
     p = m.ranks
     m.topology = ring_topology(p)
     for s in range(p - 1):
         with m.step("allgather"):
             for r in range(p):
                 m.send(r, (r + 1) % p, (r - s) % p)
+
+
+@algorithm(
+    "allgather",
+    "recursive_doubling",
+    "Swap every block held with rank XOR 2^k: lg p steps, (p-1)/p · M per rank "
+    "(non-powers of two fold in and out: lg(pof2) + 2 steps, and folded partners send more).",
+)
+def recursive_doubling(m: Machine) -> None:
+    """Double the blocks each survivor holds along each hypercube dimension."""
+    fold = Fold(m.ranks)
+    m.topology = fold.topology()
+    fold_in(m, fold, lambda extra: [extra], "copy")
+    for k in range(fold.dimensions):
+        size = 1 << k
+        with m.step(f"exchange k={k}"):
+            for n in range(fold.pof2):
+                held = fold.ranks_of(fold.group(n, size))
+                m.send_chunks(fold.real(n), fold.real(n ^ size), held)
+    fold_out(m, fold, lambda extra: [c for c in range(m.ranks) if c != extra])
+
+
+@algorithm(
+    "allgather",
+    "bruck",
+    "Send the blocks held so far to rank r - 2^k: ceil(lg p) steps for any p, "
+    "(p-1)/p · M per rank.",
+)
+def bruck(m: Machine) -> None:
+    """Concatenate blocks r, r+1, ... by sending them to rank r - 2^k in step k."""
+    p = m.ranks
+    distances = _powers_of_two_below(p)
+    m.topology = {"kind": "circulant", "distances": distances}
+    for d in distances:
+        count = min(d, p - d)  # the last step of a non-power of two only needs the rest
+        with m.step(f"distance {d}"):
+            for r in range(p):
+                m.send_chunks(r, (r - d) % p, [(r + i) % p for i in range(count)])
+
+
+def _powers_of_two_below(ranks: int) -> list[int]:
+    """List 1, 2, 4, ... below `ranks`: Bruck's distances, ceil(lg p) of them."""
+    out, d = [], 1
+    while d < ranks:
+        out.append(d)
+        d *= 2
+    return out
+
+
+@algorithm(
+    "allgather",
+    "direct",
+    "Every rank sends its block to every other in one step: (p-1)/p · M per rank.",
+    single_port=False,
+    ports_note="All-port: each rank sends to and receives from all p-1 peers in one step, "
+    "to make the contention visible.",
+)
+def direct(m: Machine) -> None:
+    """Send every block to every other rank at once."""
+    p = m.ranks
+    m.topology = {"kind": "complete"}
+    with m.step("direct"):
+        for src in range(p):
+            for dst in range(p):
+                if src != dst:
+                    m.send(src, dst, src)
