@@ -24,9 +24,11 @@ def create_app(config: dict | None = None) -> Flask:
     if config:
         app.config.update(config)
 
-    from . import pages
+    from . import api, headers, pages, sockets
 
     app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    headers.init_app(app)
 
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()
     socketio.init_app(
@@ -35,4 +37,5 @@ def create_app(config: dict | None = None) -> Flask:
         cors_allowed_origins=origins or None,
         max_http_buffer_size=64 * 1024,
     )
+    sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
     return app

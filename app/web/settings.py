@@ -17,12 +17,20 @@ class Setting:
 
 
 SETTINGS = (
-    Setting("LAB_MAX_RANKS", 64, "Largest rank count the web lab simulates (the engine allows 256)."),
+    Setting(
+        "LAB_MAX_RANKS",
+        64,
+        "Largest rank count the web lab simulates: ranks must be in 1..LAB_MAX_RANKS "
+        "(the engine itself allows 256).",
+    ),
     Setting(
         "LAB_MAX_CELLS",
-        1 << 20,
+        1 << 18,
         "Bound on ranks x per-rank working-buffer length for one web simulation "
-        "(1,048,576 values, 4 MiB of float32 per run).",
+        "(262,144 values). The working buffer is `elements` long, or ranks x elements for "
+        "allgather, gather and all_to_all; so at 64 ranks elements <= 4096 (allreduce) or "
+        "<= 64 (allgather). It keeps one run's numpy buffers at 1 MiB of float32 and its "
+        "JSON trace at a few MB.",
     ),
     Setting(
         "EMBED_FRAME_ANCESTORS",

@@ -1,0 +1,189 @@
+"""The live lab's Socket.IO events: run a simulation and stream its steps to the client that asked.
+
+Protocol (docs/lab.md): the client emits `simulate` and gets an ack `{ok, run_id}` or
+`{ok: false, error}`; a background task runs the engine and emits `sim_start`, one `sim_step`
+per step (paced by `interval_ms`), then `sim_done` — or `sim_error` — to that client only.
+`cancel`, a new `simulate` or a disconnect ends the client's run between two steps.
+
+The handlers are bound to each app's own python-socketio server (`init_app(app, server)`)
+rather than through `@socketio.on`: the module-level `SocketIO` extension dispatches events
+through the server of the *last* app it was bound to, so any app created later (a test's)
+would silently drop the events of an earlier one (a live server's). Streams still use that
+server's `start_background_task`, `sleep` and `emit(..., to=sid)`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+
+import socketio
+from flask import Flask
+
+from app.collectives import CollectiveError, simulate
+
+from . import params, serialize
+
+NAMESPACE = "/"
+SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
+
+log = logging.getLogger(__name__)
+
+
+class Run:
+    """One client's simulation: its id, its owner, and the flag its task checks between steps."""
+
+    def __init__(self, sid: str) -> None:
+        self.run_id = uuid.uuid4().hex[:16]
+        self.sid = sid
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    def cancel(self) -> None:
+        """Stop the run; once this returns, the run emits nothing more."""
+        with self._lock:
+            self._cancelled.set()
+
+    def emit_unless_cancelled(self, emit: Callable[[], None]) -> bool:
+        """Call `emit` unless the run is cancelled, atomically with `cancel`; say if it ran."""
+        with self._lock:
+            if self._cancelled.is_set():
+                return False
+            emit()
+            return True
+
+
+class RunRegistry:
+    """Every run whose task has not ended, and each client's current run; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._current: dict[str, Run] = {}  # sid -> the run it started last
+        self._live: dict[str, Run] = {}  # run_id -> run, until its task ends
+
+    def start(self, sid: str) -> Run:
+        """Register a new run for `sid`, cancelling the run it replaces."""
+        run = Run(sid)
+        with self._lock:
+            previous = self._current.get(sid)
+            self._current[sid] = run
+            self._live[run.run_id] = run
+        if previous is not None:
+            previous.cancel()
+        return run
+
+    def cancel(self, sid: str, run_id: str | None = None) -> bool:
+        """Cancel `sid`'s current run (only if it is `run_id`, when given); say if one was."""
+        with self._lock:
+            run = self._current.get(sid)
+            if run is None or (run_id is not None and run.run_id != run_id):
+                return False
+            del self._current[sid]
+        was_running = not run.cancelled
+        run.cancel()
+        return was_running
+
+    def finish(self, run: Run) -> None:
+        """Forget `run`: its task has ended."""
+        with self._lock:
+            self._live.pop(run.run_id, None)
+            if self._current.get(run.sid) is run:
+                del self._current[run.sid]
+
+    def running(self) -> list[str]:
+        """Return the ids of runs whose task has not ended yet."""
+        with self._lock:
+            return list(self._live)
+
+
+def init_app(app: Flask, server: socketio.Server) -> None:
+    """Bind the lab's events to `server`, the Socket.IO server of `app`."""
+    runs = RunRegistry()
+    app.extensions["lab_runs"] = runs
+    handlers = _Handlers(app, server, runs)
+    server.on("simulate", handlers.simulate, namespace=NAMESPACE)
+    server.on("cancel", handlers.cancel, namespace=NAMESPACE)
+    server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
+
+
+class _Handlers:
+    """The event handlers of one app: validate, start or cancel a run, answer with an ack."""
+
+    def __init__(self, app: Flask, server: socketio.Server, runs: RunRegistry) -> None:
+        self.app = app
+        self.server = server
+        self.runs = runs
+
+    def simulate(self, sid: str, *args) -> dict:
+        """Validate the parameters, replace the client's run with a new one, and ack its id."""
+        try:
+            p = params.parse(
+                _single(args, "simulate"),
+                max_ranks=self.app.config["LAB_MAX_RANKS"],
+                max_cells=self.app.config["LAB_MAX_CELLS"],
+            )
+        except params.ParamError as e:
+            return {"ok": False, "error": str(e)}
+        run = self.runs.start(sid)
+        self.server.start_background_task(_stream, self.server, self.runs, run, p)
+        return {"ok": True, "run_id": run.run_id}
+
+    def cancel(self, sid: str, *args) -> dict:
+        """Cancel the client's run; cancelling an unknown or finished run is harmless."""
+        data = _single(args, "cancel") if args else {}
+        run_id = data.get("run_id") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or not isinstance(run_id, str | None):
+            return {"ok": False, "error": "cancel takes {run_id: <the id from the simulate ack>}"}
+        return {"ok": True, "cancelled": self.runs.cancel(sid, run_id)}
+
+    def disconnect(self, sid: str, reason: str | None = None) -> None:
+        """Cancel the run of a client that went away."""
+        self.runs.cancel(sid)
+
+
+def _single(args: tuple, event: str) -> object:
+    """Return the one argument an event carries (None when absent, so validation says so)."""
+    return args[0] if len(args) == 1 else None if not args else list(args)
+
+
+def _stream(server: socketio.Server, runs: RunRegistry, run: Run, p: params.SimParams) -> None:
+    """Run the engine, then emit sim_start, each sim_step and sim_done to the run's client."""
+
+    def send(event: str, payload: dict) -> bool:
+        return run.emit_unless_cancelled(
+            lambda: server.emit(event, payload, to=run.sid, namespace=NAMESPACE)
+        )
+
+    try:
+        trace = simulate(**p.simulate_kwargs())
+        if not send("sim_start", serialize.start(trace, run.run_id)):
+            return
+        for i, step in enumerate(trace.steps):
+            if not send("sim_step", serialize.step(trace, step, run.run_id)):
+                return
+            if i < trace.total_steps - 1:
+                _pause(server, run, p.interval_ms / 1000)
+        send("sim_done", serialize.done(trace, run.run_id))
+    except CollectiveError as e:
+        send("sim_error", {"run_id": run.run_id, "error": str(e)})
+    except Exception:
+        log.exception("lab run %s (%s) failed", run.run_id, p)
+        message = "the simulation failed unexpectedly; the error was logged on the server"
+        send("sim_error", {"run_id": run.run_id, "error": message})
+    finally:
+        runs.finish(run)
+
+
+def _pause(server: socketio.Server, run: Run, seconds: float) -> None:
+    """Sleep `seconds` in short slices, returning early once the run is cancelled."""
+    server.sleep(0)  # yield even when unpaced, so other clients' tasks get their turn
+    remaining = seconds
+    while remaining > 0 and not run.cancelled:
+        server.sleep(min(SLICE_S, remaining))
+        remaining -= SLICE_S
