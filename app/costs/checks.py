@@ -1,0 +1,60 @@
+"""Validate cost-model inputs in one place, with messages that name the field and its range."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+
+from .errors import CostError
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def number(
+    name: str,
+    value: object,
+    *,
+    low: float = 0.0,
+    high: float = math.inf,
+    low_inclusive: bool = True,
+) -> float:
+    """Return `value` as a float after checking it is finite and in range, naming `name`."""
+    bracket = "[" if low_inclusive else "("
+    allowed = f"a number in {bracket}{low:g}, {high:g}]"
+    if value is None:
+        raise CostError(f"{name} is required: {allowed}")
+    if not _is_number(value):
+        raise CostError(f"{name} must be {allowed}, got {value!r}")
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        raise CostError(f"{name} must be {allowed}, got {value}")
+    if value < low or value > high or (value == low and not low_inclusive):
+        raise CostError(f"{name} must be {allowed}, got {value:g}")
+    return value
+
+
+def integer(name: str, value: object, *, low: int, high: int) -> int:
+    """Return `value` as an int after checking it is a whole number in [low, high]."""
+    allowed = f"an integer in {low}..{high}"
+    if value is None:
+        raise CostError(f"{name} is required: {allowed}")
+    if not _is_number(value):
+        raise CostError(f"{name} must be {allowed}, got {value!r}")
+    as_float = float(value)
+    if math.isnan(as_float) or math.isinf(as_float) or as_float != int(as_float):
+        raise CostError(f"{name} must be {allowed}, got {value!r}")
+    result = int(as_float)
+    if result < low or result > high:
+        raise CostError(f"{name} must be {allowed}, got {result}")
+    return result
+
+
+def choice(name: str, value: object, allowed: Iterable[str]) -> str:
+    """Return `value` if it is one of `allowed`, else raise naming the options."""
+    options = list(allowed)
+    if value not in options:
+        raise CostError(f"{name} must be one of {', '.join(options)}; got {value!r}")
+    return str(value)

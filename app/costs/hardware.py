@@ -1,0 +1,216 @@
+"""Link presets (bandwidth per direction, per GPU, and a typical per-step latency) with sources.
+
+Bandwidths come from REFERENCE § 4 (vendor datasheets and specifications): they are peak
+figures **per direction**, not measurements. No latency here is a measurement either: each
+preset's alpha is a constant from NCCL's own cost model (REFERENCE § 4, [T] `tuning.cc`
+`hwLat`, the LL protocol's per-step latency, the one that matters for the small messages where
+alpha dominates): NVLink 0.6 µs, PCIe 1.0 µs, network 2.7 µs. NCCL adds a base latency of
+6.6-14 µs per collective (`baseLat`) that the alpha-beta model leaves out, and its Simple
+protocol pays 3.4-4.0 µs (NVLink) and 14 µs (network) per step. Vendor adapter figures are
+noted where REFERENCE has them (ConnectX-6: sub-600 ns IB, sub-0.8 µs Ethernet): those are
+NIC-only specifications, well below what a collective step costs end to end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+INTRA_NODE = "intra-node"
+INTER_NODE = "inter-node"
+
+NCCL_LAT = "NCCL model constant (tuning.cc hwLat, LL protocol), not a measurement"
+NVLINK_LAT_US = 0.6
+PCIE_LAT_US = 1.0
+NET_LAT_US = 2.7
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link class a GPU communicates over, as the cost model sees it."""
+
+    key: str
+    label: str
+    scope: str  # INTRA_NODE or INTER_NODE
+    bandwidth_gbs: float  # per direction, per GPU, 1e9 bytes/s
+    latency_us: float  # per step (alpha)
+    bandwidth_source: str
+    latency_source: str
+
+    def as_dict(self) -> dict:
+        """Return the preset as plain JSON-ready data."""
+        return asdict(self)
+
+
+def _nvlink(key: str, label: str, gbs: float, source: str) -> Link:
+    return Link(key, label, INTRA_NODE, gbs, NVLINK_LAT_US, source, NCCL_LAT + ": NVLink")
+
+
+def _net(key: str, label: str, gbs: float, source: str, adapter: str = "") -> Link:
+    latency = NCCL_LAT + ": network (ring, LL)" + (f"; {adapter}" if adapter else "")
+    return Link(key, label, INTER_NODE, gbs, NET_LAT_US, source, latency)
+
+
+LINKS: tuple[Link, ...] = (
+    _nvlink(
+        "nvlink3",
+        "NVLink 3 (A100 SXM)",
+        300.0,
+        "12 links × 50 GB/s bidir = 600 GB/s bidir, 300 GB/s per direction "
+        "(NVIDIA NVLink page; A100 white paper; REFERENCE § 4)",
+    ),
+    _nvlink(
+        "nvlink4",
+        "NVLink 4 (H100 SXM)",
+        450.0,
+        "18 links × 50 GB/s bidir = 900 GB/s bidir, 450 GB/s per direction "
+        "(NVIDIA NVLink page; H100 datasheet; REFERENCE § 4)",
+    ),
+    _nvlink(
+        "nvlink5",
+        "NVLink 5 (B200/GB200)",
+        900.0,
+        "18 links × 100 GB/s bidir = 1.8 TB/s bidir, 900 GB/s per direction "
+        "(NVIDIA NVLink page; REFERENCE § 4)",
+    ),
+    _nvlink(
+        "nvswitch_h100",
+        "NVSwitch, HGX H100 (per GPU)",
+        450.0,
+        "4 gen-3 NVSwitches, 7.2 TB/s total over 8 GPUs = 900 GB/s bidir per GPU, 450 GB/s "
+        "per direction: any pair at full NVLink 4 rate (NVIDIA NVLink page; REFERENCE § 4)",
+    ),
+    _nvlink(
+        "nvl72",
+        "NVLink Switch, GB200 NVL72 (per GPU)",
+        900.0,
+        "72 GPUs, 130 TB/s total ≈ 1.8 TB/s bidir per GPU, 900 GB/s per direction "
+        "(NVIDIA NVLink page; REFERENCE § 4)",
+    ),
+    Link(
+        "pcie4",
+        "PCIe 4.0 x16",
+        INTRA_NODE,
+        31.5,
+        PCIE_LAT_US,
+        "16 GT/s × 16 lanes × 128/130 ≈ 31.5 GB/s per direction (PCI-SIG; A100 datasheet "
+        "'64 GB/s' bidir; REFERENCE § 4)",
+        NCCL_LAT + ": PCIe",
+    ),
+    Link(
+        "pcie5",
+        "PCIe 5.0 x16",
+        INTRA_NODE,
+        63.0,
+        PCIE_LAT_US,
+        "≈63 GB/s per direction, ~128 GB/s bidir (PCI-SIG; H100 datasheet; REFERENCE § 4)",
+        NCCL_LAT + ": PCIe",
+    ),
+    _net(
+        "ib_hdr",
+        "InfiniBand HDR 200 Gb/s",
+        25.0,
+        "200 Gb/s 4x port = 25 GB/s per direction, ConnectX-6 (NVIDIA; REFERENCE § 4)",
+        "ConnectX-6 adapter: sub-600 ns on IB (vendor specification)",
+    ),
+    _net(
+        "ib_ndr",
+        "InfiniBand NDR 400 Gb/s",
+        50.0,
+        "400 Gb/s 4x port = 50 GB/s per direction, ConnectX-7 (NVIDIA; REFERENCE § 4)",
+    ),
+    _net(
+        "ib_xdr",
+        "InfiniBand XDR 800 Gb/s",
+        100.0,
+        "800 Gb/s 4x port = 100 GB/s per direction, ConnectX-8 (NVIDIA; IBTA roadmap; "
+        "REFERENCE § 4)",
+    ),
+    _net(
+        "roce_100",
+        "RoCE, 100 GbE",
+        12.5,
+        "100 Gb/s line rate (IEEE 802.3 100GBASE) ÷ 8 = 12.5 GB/s per direction",
+        "ConnectX-6 adapter: sub-0.8 µs on Ethernet (vendor specification); fabric and "
+        "congestion control (PFC/ECN) add more (REFERENCE § 6, Q25)",
+    ),
+    _net(
+        "roce_400",
+        "RoCE, 400 GbE",
+        50.0,
+        "400 Gb/s line rate (IEEE 802.3 400GBASE) ÷ 8 = 50 GB/s per direction",
+        "fabric and congestion control (PFC/ECN) add to the adapter's latency (REFERENCE § 6)",
+    ),
+    _net(
+        "efa_p4d",
+        "AWS EFA, p4d (per GPU)",
+        6.25,
+        "400 Gbps per p4d instance (AWS instance page; REFERENCE § 4) shared by its 8 A100s: "
+        "50 Gb/s = 6.25 GB/s per GPU",
+        "NCCL uses the same network constants for every net plugin (aws-ofi-nccl included)",
+    ),
+    _net(
+        "efa_p5",
+        "AWS EFA, p5 (per GPU)",
+        50.0,
+        "3200 Gbps per p5 instance (AWS instance page; REFERENCE § 4) shared by its 8 H100s: "
+        "400 Gb/s = 50 GB/s per GPU",
+        "NCCL uses the same network constants for every net plugin (aws-ofi-nccl included)",
+    ),
+)
+
+HARDWARE: dict[str, Link] = {link.key: link for link in LINKS}
+
+
+@dataclass(frozen=True)
+class System:
+    """A node type: GPUs per node, the link inside a node and the NIC each GPU uses."""
+
+    key: str
+    label: str
+    gpus_per_node: int
+    intra: str  # a HARDWARE key
+    inter: str  # a HARDWARE key
+    source: str
+
+    def as_dict(self) -> dict:
+        """Return the system as plain JSON-ready data."""
+        return asdict(self)
+
+
+SYSTEMS: dict[str, System] = {
+    s.key: s
+    for s in (
+        System(
+            "dgx_a100",
+            "DGX A100: 8 × A100, NVLink 3, 8 × HDR",
+            8,
+            "nvlink3",
+            "ib_hdr",
+            "DGX A100 datasheet: 8× 200G HDR NICs, one per GPU (REFERENCE § 4)",
+        ),
+        System(
+            "dgx_h100",
+            "DGX H100: 8 × H100, NVSwitch, 8 × NDR",
+            8,
+            "nvswitch_h100",
+            "ib_ndr",
+            "DGX H100 datasheet: 8× 400G NDR NICs, one per GPU (REFERENCE § 4)",
+        ),
+        System(
+            "aws_p4d",
+            "AWS p4d: 8 × A100, NVLink 3, EFA 400 Gbps",
+            8,
+            "nvlink3",
+            "efa_p4d",
+            "AWS p4d instance page (REFERENCE § 4)",
+        ),
+        System(
+            "aws_p5",
+            "AWS p5: 8 × H100, NVLink 4, EFA 3200 Gbps",
+            8,
+            "nvlink4",
+            "efa_p5",
+            "AWS p5 instance page (REFERENCE § 4)",
+        ),
+    )
+}
