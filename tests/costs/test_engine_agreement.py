@@ -1,0 +1,125 @@
+"""The engine and the cost model agree: for every catalog entry and many p, the steps the
+engine executes equal the model's count of alpha terms, and the bytes each rank sends in
+`simulate` equal the model's per-rank bytes (REFERENCE § 1).
+
+Elements are chosen so every chunk count divides them: lcm(2p, 2·pof2), which covers p blocks,
+p segments, pof2 Rabenseifner chunks and the double binary tree's two halves.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.collectives import catalog, simulate
+from app.costs import ALGORITHMS, cost
+from app.costs.shapes import pof2
+
+RANKS = [*range(1, 18), 24, 32, 64]
+ITEMSIZE = 4  # the engine's default inputs are float32
+
+
+def _elements(p: int) -> int:
+    return math.lcm(2 * p, 2 * pof2(p))
+
+
+def _message_bytes(collective: str, p: int, elements: int) -> int:
+    # REFERENCE § 1: allgather and gather count the total output, p blocks of `elements`.
+    total = p * elements if collective in ("allgather", "gather") else elements
+    return total * ITEMSIZE
+
+
+def _ranks_per_node(p: int) -> list[int]:
+    return [g for g in (1, 2, 4, 8, 3, p) if p % g == 0]
+
+
+def _cases():
+    for entry in catalog():
+        collective, algorithm = entry["collective"], entry["algorithm"]
+        for p in RANKS:
+            if entry["needs_ranks_per_node"]:
+                for g in sorted(set(_ranks_per_node(p))):
+                    yield pytest.param(
+                        collective, algorithm, p, g, id=f"{collective}-{algorithm}-p{p}-g{g}"
+                    )
+            else:
+                yield pytest.param(
+                    collective, algorithm, p, None, id=f"{collective}-{algorithm}-p{p}"
+                )
+
+
+def test_the_model_covers_exactly_the_catalog():
+    assert {(e["collective"], e["algorithm"]) for e in catalog()} == set(ALGORITHMS)
+
+
+@pytest.mark.parametrize(("collective", "algorithm", "p", "g"), list(_cases()))
+def test_engine_steps_and_bytes_match_the_model(collective, algorithm, p, g):
+    elements = _elements(p)
+    trace = simulate(collective, algorithm, ranks=p, elements=elements, ranks_per_node=g)
+    assert trace.verified
+    model = cost(
+        collective,
+        algorithm,
+        ranks=p,
+        message_bytes=_message_bytes(collective, p, elements),
+        latency_us=1,
+        bandwidth_gbs=1,
+        ranks_per_node=g,
+    )
+    assert len(trace.steps) == model.steps
+    assert list(trace.bytes_sent) == pytest.approx(model.bytes_per_rank, rel=1e-9, abs=1e-9)
+
+
+def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, float], float]:
+    """Sum over the engine's steps of what the time rule charges, per link, and the reductions.
+
+    A single-port step lasts as long as its largest message (one src → dst pair); a `direct`
+    step as long as the busiest port (everything one rank sends or receives). The reduction
+    term charges the most bytes any rank reduces in the step.
+    """
+    beta = {"intra": 0.0, "inter": 0.0}
+    gamma = 0.0
+    for step in trace.steps:
+        messages, sent, received, reduced = {}, {}, {}, {}
+        intra = True
+        for t in step.transfers:
+            size = t.elements * ITEMSIZE
+            messages[(t.src, t.dst)] = messages.get((t.src, t.dst), 0) + size
+            sent[t.src] = sent.get(t.src, 0) + size
+            received[t.dst] = received.get(t.dst, 0) + size
+            if t.op == "reduce":
+                reduced[t.dst] = reduced.get(t.dst, 0) + size
+            intra &= g is not None and t.src // g == t.dst // g
+        if algorithm == "direct":
+            busiest = max(max(sent.values()), max(received.values()))
+        else:
+            busiest = max(messages.values())
+        beta["intra" if intra else "inter"] += busiest
+        gamma += max(reduced.values(), default=0)
+    return beta, gamma
+
+
+@pytest.mark.parametrize(("collective", "algorithm", "p", "g"), list(_cases()))
+def test_the_time_terms_follow_the_engines_schedule(collective, algorithm, p, g):
+    elements = _elements(p)
+    trace = simulate(collective, algorithm, ranks=p, elements=elements, ranks_per_node=g)
+    model = cost(
+        collective,
+        algorithm,
+        ranks=p,
+        message_bytes=_message_bytes(collective, p, elements),
+        latency_us=1,
+        bandwidth_gbs=1,
+        gamma_s_per_byte=1e-9,
+        ranks_per_node=g,
+    )
+    beta, gamma = _critical_path(trace, algorithm, g)
+    per_link = {"intra": 0.0, "inter": 0.0}
+    for phase in model.phases:
+        per_link[phase.link] += phase.bandwidth_s * 1e9  # bytes at 1 GB/s
+    if g is None or g == p or g == 1:  # one link class: nothing to tell apart
+        per_link = {"intra": 0.0, "inter": per_link["intra"] + per_link["inter"]}
+        beta = {"intra": 0.0, "inter": beta["intra"] + beta["inter"]}
+    assert per_link == pytest.approx(beta, rel=1e-9, abs=1e-6)
+    assert model.compute_s * 1e9 == pytest.approx(gamma, rel=1e-9, abs=1e-6)
