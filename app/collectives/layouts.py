@@ -53,10 +53,14 @@ class Collective:
 COLLECTIVES: dict[str, Collective] = {
     c.name: c
     for c in (
-        Collective("allreduce", True, False, False, "every rank ends with the reduction of all inputs"),
+        Collective(
+            "allreduce", True, False, False, "every rank ends with the reduction of all inputs"
+        ),
         Collective("reduce", True, True, False, "the root ends with the reduction of all inputs"),
         Collective("broadcast", False, True, False, "every rank ends with the root's input"),
-        Collective("allgather", False, False, False, "every rank ends with all inputs, in rank order"),
+        Collective(
+            "allgather", False, False, False, "every rank ends with all inputs, in rank order"
+        ),
         Collective(
             "reduce_scatter", True, False, True, "rank i ends with block i of the reduction"
         ),
@@ -65,9 +69,7 @@ COLLECTIVES: dict[str, Collective] = {
         ),
         Collective("gather", False, True, False, "the root ends with all inputs, in rank order"),
         Collective("scatter", False, True, True, "rank i ends with block i of the root's input"),
-        Collective(
-            "sendrecv", False, False, False, "stage k sends to stage k+1 along a pipeline"
-        ),
+        Collective("sendrecv", False, False, False, "stage k sends to stage k+1 along a pipeline"),
     )
 }
 
@@ -75,9 +77,12 @@ COLLECTIVES: dict[str, Collective] = {
 def _vector(inputs: np.ndarray, parts: int, owners: list[int]) -> Layout:
     """The buffer is the input vector itself, cut into `parts` chunks; `owners` hold theirs."""
     ranks, elements = inputs.shape
-    buffers = np.zeros_like(inputs)
-    for r in owners:
-        buffers[r] = inputs[r]
+    if len(owners) == ranks:
+        buffers = inputs.copy()
+    else:
+        buffers = np.zeros(inputs.shape, dtype=inputs.dtype)  # calloc: untouched pages cost nothing
+        for r in owners:
+            buffers[r] = inputs[r]
     chunks = split(elements, parts)
     holdings = {(r, c): 1 << r for r in owners for c in range(parts)}
     every = list(range(parts))
@@ -153,18 +158,23 @@ def receives_output(collective: str, rank: int, *, root: int) -> bool:
     return True
 
 
+def _shared(value: np.ndarray, count: int) -> list[np.ndarray]:
+    """Return `count` references to one read-only array: every rank expects the same result."""
+    value.flags.writeable = False
+    return [value] * count
+
+
 def expected(collective: str, inputs: np.ndarray, *, op: str, root: int) -> list:
     """Compute each rank's result directly with numpy (None where a rank receives nothing)."""
     ranks, elements = inputs.shape
     if collective == "allreduce":
-        total = reduce_all(op, inputs)
-        return [total.copy() for _ in range(ranks)]
+        return _shared(reduce_all(op, inputs), ranks)
     if collective == "reduce":
         return [reduce_all(op, inputs) if r == root else None for r in range(ranks)]
     if collective == "broadcast":
-        return [inputs[root].copy() for _ in range(ranks)]
+        return _shared(inputs[root].copy(), ranks)
     if collective == "allgather":
-        return [inputs.reshape(-1).copy() for _ in range(ranks)]
+        return _shared(inputs.reshape(-1).copy(), ranks)
     if collective == "gather":
         return [inputs.reshape(-1).copy() if r == root else None for r in range(ranks)]
     if collective == "reduce_scatter":
@@ -175,7 +185,7 @@ def expected(collective: str, inputs: np.ndarray, *, op: str, root: int) -> list
         blocks = inputs.reshape(ranks, ranks, -1)  # (src, dst, block)
         return [blocks[:, d, :].reshape(-1).copy() for d in range(ranks)]
     if collective == "sendrecv":
-        return [None] + [inputs[0].copy() for _ in range(1, ranks)]
+        return [None] + _shared(inputs[0].copy(), ranks - 1)
     raise KeyError(collective)
 
 

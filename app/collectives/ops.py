@@ -21,9 +21,8 @@ SYMBOL = {"sum": "+", "avg": "+", "prod": "×", "max": "max", "min": "min"}
 
 
 def combine(op: str, into: np.ndarray, other: np.ndarray) -> None:
-    """Reduce `other` into `into` in place with `op`."""
-    with np.errstate(over="ignore", under="ignore"):  # IEEE inf/0, as MPI and NCCL give
-        _COMBINE[op](into, other, out=into)
+    """Reduce `other` into `into` in place with `op` (callers set np.errstate for overflow)."""
+    _COMBINE[op](into, other, out=into)
 
 
 def reduce_all(op: str, stacked: np.ndarray) -> np.ndarray:
