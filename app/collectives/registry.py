@@ -46,7 +46,13 @@ def algorithm(
         if key in REGISTRY:
             raise RuntimeError(f"{collective}/{name} registered twice")
         REGISTRY[key] = Algorithm(
-            collective, name, description, run, parts, single_port, ports_note,
+            collective,
+            name,
+            description,
+            run,
+            parts,
+            single_port,
+            ports_note,
             needs_ranks_per_node,
         )
         return run
