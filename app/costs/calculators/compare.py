@@ -1,0 +1,219 @@
+"""Algorithm comparison: time against message size for every algorithm of a collective, the
+fastest per size from 1 B to 16 GiB, and the exact sizes where the fastest one changes."""
+
+from __future__ import annotations
+
+from .. import units
+from ..model import MAX_MESSAGE_BYTES
+from ..nccl_tests import MAX_RANKS
+from ..ranking import fastest_segments, lines, rank_algorithms
+from ..terms import COLLECTIVES
+from .fields import BOOL, CHOICE, FLOAT, INT, Field, intra_link_fields, link_fields
+from .registry import calculator
+from .result import BANDWIDTH, COUNT, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
+
+LOW_BYTES, HIGH_BYTES = 1.0, float(1 << 34)  # 1 B to 16 GiB, as the issue asks
+SIZES = [2 ** (k / 2) for k in range(0, 69)]  # two points per octave for the curves
+
+COLLECTIVE = Field(
+    "collective",
+    "Collective",
+    CHOICE,
+    "allreduce",
+    choices=COLLECTIVES,
+    help="Every algorithm of this collective is compared.",
+)
+RANKS = Field(
+    "ranks", "GPUs (ranks)", INT, 64, low=1, high=MAX_RANKS, scale="log2", help="p, the ranks."
+)
+MESSAGE = Field(
+    "message_bytes",
+    "Message size M",
+    FLOAT,
+    float(1 << 20),
+    low=1,
+    high=MAX_MESSAGE_BYTES,
+    unit="bytes",
+    scale="log2",
+    help="M per REFERENCE § 1 (allgather: total output; reduce_scatter: total input).",
+)
+RANKS_PER_NODE = Field(
+    "ranks_per_node",
+    "GPUs per node",
+    INT,
+    8,
+    low=1,
+    high=1024,
+    help="g, for the hierarchical allreduce (must divide the ranks).",
+)
+GAMMA = Field(
+    "gamma_s_per_byte",
+    "Reduction cost γ (s/byte)",
+    FLOAT,
+    0.0,
+    high=1e-3,
+    help="Time to reduce one byte; 0 leaves the compute term out.",
+)
+INCLUDE_DIRECT = Field(
+    "include_direct",
+    "Include direct (all-port)",
+    BOOL,
+    False,
+    help="direct sends to all p−1 peers in one step, so the model charges it one α; real NICs "
+    "pay per-message overhead and incast contention that the model leaves out.",
+)
+FIELDS = (
+    COLLECTIVE,
+    RANKS,
+    MESSAGE,
+    *link_fields(),
+    RANKS_PER_NODE,
+    *intra_link_fields(),
+    GAMMA,
+    INCLUDE_DIRECT,
+)
+
+
+def link_kwargs(values: dict) -> dict:
+    """Pick the link inputs `cost` takes out of a calculator's validated values."""
+    return {
+        "latency_us": values["latency_us"],
+        "bandwidth_gbs": values["bandwidth_gbs"],
+        "gamma_s_per_byte": values.get("gamma_s_per_byte", 0.0),
+        "ranks_per_node": values.get("ranks_per_node"),
+        "intra_latency_us": values.get("intra_latency_us"),
+        "intra_bandwidth_gbs": values.get("intra_bandwidth_gbs"),
+    }
+
+
+@calculator(
+    "compare",
+    "Which algorithm is fastest?",
+    "Time against size for every algorithm of a collective, with the crossovers.",
+    FIELDS,
+)
+def compare(**values) -> Result:
+    """Compare every algorithm of a collective at one size and over 1 B to 16 GiB."""
+    collective, ranks, m = values["collective"], values["ranks"], values["message_bytes"]
+    link = link_kwargs(values)
+    skip = () if values["include_direct"] else ("direct",)
+    costs, unavailable = rank_algorithms(
+        collective, ranks=ranks, message_bytes=m, skip=skip, **link
+    )
+    best = costs[0]
+    candidates = lines(collective, ranks=ranks, skip=skip, **link)
+    segments = fastest_segments(candidates, LOW_BYTES, HIGH_BYTES)
+    crossovers = [
+        {
+            "bytes": b.low_bytes,
+            "from": a.algorithm,
+            "to": b.algorithm,
+            "time_s": candidates[b.algorithm][0] + candidates[b.algorithm][1] * b.low_bytes,
+        }
+        for a, b in zip(segments, segments[1:], strict=False)
+    ]
+    runner_up = costs[1] if len(costs) > 1 else None
+    ratio = runner_up.time_s / best.time_s if runner_up and best.time_s > 0 else 1.0
+
+    outputs = [
+        Output("fastest", "Fastest at this size", best.algorithm, TEXT),
+        Output("time_s", "Its time", best.time_s, TIME),
+        Output("busbw_gbs", "Its bus bandwidth", best.busbw_gbs, BANDWIDTH),
+        Output("runner_up_ratio", "Runner-up is slower by", ratio, RATIO),
+        Output("crossovers", "Changes of winner, 1 B–16 GiB", len(crossovers), COUNT),
+    ]
+    rows = [
+        [
+            c.algorithm,
+            c.time_s,
+            c.latency_s,
+            c.bandwidth_s,
+            c.compute_s,
+            c.steps,
+            c.busbw_gbs,
+            c.time_s / best.time_s if best.time_s else 1.0,
+        ]
+        for c in costs
+    ]
+    chart_lines = {
+        "kind": "loglog",
+        "title": f"{collective} on {ranks} ranks: time against size",
+        "x": SIZES,
+        "series": [
+            {"name": name, "y": [a + b * s for s in SIZES]} for name, (a, b) in candidates.items()
+        ],
+        "markers": [
+            {"x": c["bytes"], "y": c["time_s"], "label": f"{c['from']} → {c['to']}"}
+            for c in crossovers
+        ],
+        "cursor": m,
+    }
+    bars = stacked_chart(
+        f"Where the time goes at {units.size(m)}",
+        [c.algorithm for c in costs],
+        {
+            "latency": [c.latency_s for c in costs],
+            "bandwidth": [c.bandwidth_s for c in costs],
+            "compute": [c.compute_s for c in costs],
+        },
+    )
+    return Result(
+        calculator="compare",
+        inputs=values,
+        outputs=tuple(outputs),
+        formula=f"{best.algorithm}: {best.formula}",
+        substituted=best.formula_substituted,
+        interpretation=_sentence(collective, ranks, m, best, runner_up, ratio, crossovers),
+        table={
+            **table(
+                [
+                    ("algorithm", TEXT),
+                    ("time", TIME),
+                    ("latency", TIME),
+                    ("bandwidth", TIME),
+                    ("compute", TIME),
+                    ("steps", COUNT),
+                    ("busbw", BANDWIDTH),
+                    ("× fastest", RATIO),
+                ],
+                rows,
+            ),
+            "crossovers": crossovers,
+            "fastest_by_size": [
+                {
+                    "low_bytes": s.low_bytes,
+                    "high_bytes": s.high_bytes,
+                    "algorithm": s.algorithm,
+                    "tied_with": list(s.tied_with),
+                }
+                for s in segments
+            ],
+            "unavailable": unavailable,
+        },
+        charts=(chart_lines, bars),
+        notes=(
+            "The alpha-beta model has no contention and no topology: it shows why latency-bound "
+            "sizes favour few steps and bandwidth-bound sizes favour (p−1)/p bytes. Real "
+            "libraries differ: NCCL implements only ring, trees, CollNet, NVLS and PAT "
+            "(REFERENCE § 3).",
+        ),
+    )
+
+
+def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
+    """Say who wins here and where the winner changes."""
+    here = (
+        f"At {units.size(m)} on {ranks} ranks, {best.algorithm} is the fastest {collective} "
+        f"({units.seconds(best.time_s)})"
+    )
+    if runner_up and ratio <= 1 + 1e-6:
+        here += f", tied with {runner_up.algorithm}"
+    elif runner_up:
+        here += f", {ratio:.3g}× faster than {runner_up.algorithm}"
+    bound = "latency" if best.latency_s >= best.bandwidth_s + best.compute_s else "bandwidth"
+    here += f"; its time is mostly {bound}. "
+    if not crossovers:
+        return here + f"{best.algorithm} wins at every size from 1 B to 16 GiB."
+    changes = ", ".join(f"{c['from']} → {c['to']} at {units.size(c['bytes'])}" for c in crossovers)
+    times = "once" if len(crossovers) == 1 else f"{len(crossovers)} times"
+    return here + f"From 1 B to 16 GiB the winner changes {times}: {changes}."

@@ -1,0 +1,190 @@
+"""Gradient compression: what quantization, top-k and PowerSGD save on the wire, and when.
+
+- Quantization sends FP16/BF16 (2 B), INT8 (1 B) or 1 bit per element instead of FP32 (4 B).
+- Top-k: workers keep different indices, so the sparse gradients cannot be summed by a ring
+  allreduce; they need an allgather of (value, index) pairs, O(p·k) per rank (REFERENCE § 6
+  Q19, [DGC]).
+- PowerSGD (rank r, one power-iteration step per training step): allreduce P = M·Q (m×r),
+  orthogonalize, Q = Mᵀ·P (n×r), allreduce Q: r(m+n) numbers instead of m·n
+  (REFERENCE § 6 Q20, [VKJ], [PSG]).
+"""
+
+from __future__ import annotations
+
+from .. import units
+from ..model import cost
+from ..nccl_tests import MAX_RANKS
+from .fields import FLOAT, INT, Field, link_fields
+from .registry import calculator
+from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
+
+ERROR_FEEDBACK = (
+    "Error feedback: each worker keeps what the compressor dropped, e = g − C(g), and adds it to "
+    "the next step's gradient before compressing, so no part of the gradient is lost, only "
+    "delayed. Top-k (DGC's residual accumulation) and PowerSGD need it to converge like "
+    "uncompressed SGD; 1-bit Adam uses the same error compensation (REFERENCE § 6 Q18-20)."
+)
+
+FIELDS = (
+    Field("params", "Gradient elements", FLOAT, 1.3e9, low=1, high=1e13, scale="log2"),
+    Field(
+        "rows",
+        "Matrix rows m (PowerSGD)",
+        INT,
+        4096,
+        low=1,
+        high=1 << 24,
+        scale="log2",
+        help="Shape of a typical weight matrix; the gradient is N / (m·n) such matrices.",
+    ),
+    Field("cols", "Matrix columns n (PowerSGD)", INT, 4096, low=1, high=1 << 24, scale="log2"),
+    Field(
+        "powersgd_rank",
+        "PowerSGD rank r",
+        INT,
+        4,
+        low=1,
+        high=1 << 16,
+        help="PyTorch's default is 1; 1-4 is typical.",
+    ),
+    Field(
+        "topk_density",
+        "Top-k density k/N",
+        FLOAT,
+        0.001,
+        low=0,
+        high=1,
+        low_inclusive=False,
+        help="DGC reports 270-600× compression, a density near 0.1-0.4%.",
+    ),
+    Field("value_bytes", "Bytes per top-k value", INT, 4, low=1, high=8),
+    Field(
+        "index_bytes",
+        "Bytes per top-k index",
+        INT,
+        4,
+        low=1,
+        high=8,
+        help="4 for int32 indices, 8 for int64.",
+    ),
+    Field("ranks", "GPUs (ranks)", INT, 64, low=1, high=MAX_RANKS, scale="log2"),
+    *link_fields(),
+)
+
+
+@calculator(
+    "compression",
+    "Gradient compression: what does it save?",
+    "FP16/BF16, INT8, 1-bit, top-k and PowerSGD against a dense FP32 allreduce.",
+    FIELDS,
+)
+def compression(**values) -> Result:
+    """Compare the bytes and time of each compression scheme with dense FP32, and break-evens."""
+    n_elems, p = values["params"], values["ranks"]
+    m, n, r = values["rows"], values["cols"], values["powersgd_rank"]
+    pair_bytes = values["value_bytes"] + values["index_bytes"]
+    link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+
+    def allreduce(size: float):
+        return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)
+
+    schemes = []  # (name, [Cost, ...], what is sent)
+    for name, bytes_per_element in (
+        ("FP32 dense", 4.0),
+        ("FP16 / BF16", 2.0),
+        ("INT8", 1.0),
+        ("1-bit", 1 / 8),
+    ):
+        schemes.append((name, [allreduce(n_elems * bytes_per_element)], "ring allreduce"))
+    k = values["topk_density"] * n_elems
+    topk = cost("allgather", "ring", ranks=p, message_bytes=p * k * pair_bytes, **link)
+    schemes.append(("top-k", [topk], "ring allgather of (value, index)"))
+    matrices = n_elems / (m * n)
+    powersgd = [allreduce(matrices * m * r * 4), allreduce(matrices * n * r * 4)]
+    schemes.append((f"PowerSGD r={r}", powersgd, "ring allreduce of P, then of Q (FP32)"))
+
+    dense = schemes[0][1][0]
+    dense_sent = max(dense.bytes_per_rank, default=0.0)
+    rows, names = [], []
+    stacks = {"latency": [], "bandwidth": []}
+    for name, costs, how in schemes:
+        sent = sum(max(c.bytes_per_rank, default=0.0) for c in costs)
+        time_s = sum(c.time_s for c in costs)
+        rows.append(
+            [
+                name,
+                how,
+                sent,
+                dense_sent / sent if sent else None,
+                time_s,
+                dense.time_s / time_s if time_s else None,
+            ]
+        )
+        names.append(name)
+        stacks["latency"].append(sum(c.latency_s for c in costs))
+        stacks["bandwidth"].append(sum(c.bandwidth_s for c in costs))
+
+    topk_break_even = 2 * 4 / (p * pair_bytes)  # (p−1)·d·N·(v+i) = 2(p−1)/p·4N
+    powersgd_break_even = m * n / (m + n)  # r(m+n) = mn
+    powersgd_ratio = m * n / (r * (m + n))
+    topk_sent = rows[4][2]
+    sentence = (
+        f"On {p} ranks, top-k at density {values['topk_density']:g} sends "
+        f"{units.size(topk_sent)} per rank against {units.size(dense_sent)} dense: it pays off "
+        f"only below density {topk_break_even:.3g}, because every rank receives every other "
+        f"rank's (value, index) pairs and the allgather grows with p. PowerSGD r={r} on "
+        f"{m}×{n} matrices sends r(m+n) instead of m·n numbers ({powersgd_ratio:.3g}× fewer) and "
+        f"stops paying off at r = m·n/(m+n) = {powersgd_break_even:.4g}; PyTorch only compresses "
+        f"a matrix when the ratio is at least 2 (min_compression_rate). " + ERROR_FEEDBACK
+    )
+    return Result(
+        calculator="compression",
+        inputs=values,
+        outputs=(
+            Output("dense_time_s", "Dense FP32 allreduce", dense.time_s, TIME),
+            Output("fastest", "Fastest scheme", min(rows, key=lambda row: row[4])[0], TEXT),
+            Output("topk_time_s", "Top-k allgather", topk.time_s, TIME),
+            Output(
+                "powersgd_time_s",
+                "PowerSGD (two allreduces)",
+                sum(c.time_s for c in powersgd),
+                TIME,
+            ),
+            Output("topk_break_even_density", "Top-k break-even density", topk_break_even, RATIO),
+            Output(
+                "powersgd_break_even_rank", "PowerSGD break-even rank", powersgd_break_even, RATIO
+            ),
+            Output("dense_bytes_per_rank", "Dense bytes sent per rank", dense_sent, BYTES),
+        ),
+        formula=(
+            "dense: 2(p−1)/p·4N per rank; top-k: allgather, (p−1)·k·(v+i) per rank, break-even "
+            "k/N = 8/(p·(v+i)); PowerSGD: 2(p−1)/p·4·(N/(mn))·r(m+n), break-even r = mn/(m+n)"
+        ),
+        substituted=(
+            f"break-even k/N = 8/({p}·{pair_bytes}) = {topk_break_even:.4g}; "
+            f"break-even r = {m}·{n}/({m}+{n}) = {powersgd_break_even:.4g}; "
+            f"dense: {dense.formula_substituted}"
+        ),
+        interpretation=sentence,
+        table=table(
+            [
+                ("scheme", TEXT),
+                ("collective", TEXT),
+                ("bytes sent per rank", BYTES),
+                ("× fewer bytes", RATIO),
+                ("time", TIME),
+                ("× faster", RATIO),
+            ],
+            rows,
+        ),
+        charts=(stacked_chart("Time per step's gradient exchange", names, stacks),),
+        notes=(
+            "INT8 and 1-bit values cannot be summed in place in 8 or 1 bits; compressed "
+            "allreduces (1-bit Adam's, for one) exchange chunks with an all-to-all and an "
+            "allgather, the same volume per rank as a ring allreduce of the compressed size. "
+            "Per-chunk scales are left out.",
+            "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
+            "gradient (REFERENCE § 6 Q18).",
+            "Compression costs compute (top-k selection, orthogonalization) that is not counted.",
+        ),
+    )

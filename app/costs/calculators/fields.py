@@ -1,0 +1,183 @@
+"""Named, validated calculator inputs: one spec per input drives validation, HTTP parsing and
+the widget (label, unit, range, slider scale, default).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..checks import choice, integer, number
+from ..errors import CostError
+from ..hardware import HARDWARE, INTER_NODE, INTRA_NODE
+
+INT, FLOAT, CHOICE, PRESET, BOOL = "int", "float", "choice", "preset", "bool"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of a calculator."""
+
+    name: str
+    label: str
+    kind: str  # INT, FLOAT, CHOICE, PRESET (a HARDWARE key that fills `fills`), BOOL
+    default: object
+    low: float = 0.0
+    high: float = math.inf
+    low_inclusive: bool = True
+    choices: tuple[str, ...] = ()
+    unit: str = ""  # "bytes", "us", "gbs", "ms", "" — how the widget shows and converts it
+    scale: str = "linear"  # "log2": the widget's slider moves in powers of two
+    help: str = ""
+    fills: tuple[str, ...] = ()  # for PRESET: the latency and bandwidth fields it sets
+    choice_labels: tuple[str, ...] = field(default=())
+
+    def check(self, value: object) -> object:
+        """Return `value` validated and converted for this field, or raise CostError."""
+        if self.kind == INT:
+            return integer(self.name, value, low=int(self.low), high=int(self.high))
+        if self.kind == FLOAT:
+            return number(
+                self.name, value, low=self.low, high=self.high, low_inclusive=self.low_inclusive
+            )
+        if self.kind in (CHOICE, PRESET):
+            return choice(self.name, value, self.choices)
+        if self.kind == BOOL:
+            if not isinstance(value, bool):
+                raise CostError(f"{self.name} must be true or false, got {value!r}")
+            return value
+        raise RuntimeError(f"unknown field kind {self.kind}")
+
+    def as_dict(self) -> dict:
+        """Return the spec as JSON-ready data for the widget."""
+        data = {
+            "name": self.name,
+            "label": self.label,
+            "kind": self.kind,
+            "default": self.default,
+            "unit": self.unit,
+            "scale": self.scale,
+            "help": self.help,
+        }
+        if self.kind in (INT, FLOAT):
+            data.update(low=self.low, high=None if math.isinf(self.high) else self.high)
+        if self.kind in (CHOICE, PRESET):
+            labels = self.choice_labels or self.choices
+            data["choices"] = [
+                {"value": v, "label": lab} for v, lab in zip(self.choices, labels, strict=True)
+            ]
+        if self.fills:
+            data["fills"] = list(self.fills)
+        return data
+
+
+def validate(fields: tuple[Field, ...], values: dict) -> dict:
+    """Return every field's validated value: given ones checked, missing ones defaulted."""
+    known = {f.name for f in fields}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise CostError(
+            f"unknown input {unknown[0]!r}; allowed: {', '.join(f.name for f in fields)}"
+        )
+    out = {}
+    for f in fields:
+        out[f.name] = f.check(values.get(f.name, f.default))  # None: "... is required"
+    return out
+
+
+def fill_presets(fields: tuple[Field, ...], values: dict) -> dict:
+    """Return `values` with the latency and bandwidth of any chosen preset filled in where the
+    caller did not give them; a preset's own value is kept for the echo."""
+    out = dict(values)
+    for f in fields:
+        if f.kind != PRESET or not f.fills:
+            continue
+        key = out.get(f.name, f.default)
+        if key == "custom" or key is None:
+            continue
+        link = HARDWARE.get(str(key))
+        if link is None:
+            f.check(key)  # raises with the list of presets
+        latency_name, bandwidth_name = f.fills
+        out.setdefault(latency_name, link.latency_us)
+        out.setdefault(bandwidth_name, link.bandwidth_gbs)
+    return out
+
+
+def _presets(scope: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    links = [link for link in HARDWARE.values() if scope is None or link.scope == scope]
+    keys = tuple(link.key for link in links) + ("custom",)
+    labels = tuple(link.label for link in links) + ("Custom",)
+    return keys, labels
+
+
+def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[Field, ...]:
+    """Return the preset select plus latency and bandwidth inputs of the main link."""
+    keys, labels = _presets(scope)
+    link = HARDWARE[default]
+    return (
+        Field(
+            "hardware",
+            "Link",
+            PRESET,
+            default,
+            choices=keys,
+            choice_labels=labels,
+            fills=("latency_us", "bandwidth_gbs"),
+            help="A preset fills latency and bandwidth; edit them to try your own link.",
+        ),
+        Field(
+            "latency_us",
+            "Latency α per step",
+            FLOAT,
+            link.latency_us,
+            high=1e6,
+            unit="us",
+            help="Seconds per message, in µs (NCCL model constants by default).",
+        ),
+        Field(
+            "bandwidth_gbs",
+            "Bandwidth per direction",
+            FLOAT,
+            link.bandwidth_gbs,
+            high=1e5,
+            low_inclusive=False,
+            unit="gbs",
+            help="Per GPU, per direction (REFERENCE § 1), GB/s = 1e9 bytes/s.",
+        ),
+    )
+
+
+def intra_link_fields(default: str = "nvswitch_h100") -> tuple[Field, ...]:
+    """Return the preset select plus latency and bandwidth inputs of the intra-node link."""
+    keys, labels = _presets(INTRA_NODE)
+    link = HARDWARE[default]
+    return (
+        Field(
+            "intra_hardware",
+            "Intra-node link",
+            PRESET,
+            default,
+            choices=keys,
+            choice_labels=labels,
+            fills=("intra_latency_us", "intra_bandwidth_gbs"),
+            help="The link between GPUs of one node.",
+        ),
+        Field(
+            "intra_latency_us", "Intra-node latency", FLOAT, link.latency_us, high=1e6, unit="us"
+        ),
+        Field(
+            "intra_bandwidth_gbs",
+            "Intra-node bandwidth",
+            FLOAT,
+            link.bandwidth_gbs,
+            high=1e5,
+            low_inclusive=False,
+            unit="gbs",
+        ),
+    )
+
+
+def inter_link_fields(default: str = "ib_ndr") -> tuple[Field, ...]:
+    """Return the main link's fields restricted to inter-node presets."""
+    return link_fields(default, scope=INTER_NODE)

@@ -1,0 +1,126 @@
+"""Hierarchical against flat allreduce for g GPUs per node and N nodes (REFERENCE § 2).
+
+- flat ring over all p = g·N GPUs: every step waits for the slowest hop, a network hop, and
+  each node boundary is crossed by one ring through one NIC;
+- (a) reduce to a leader per node (binomial), ring allreduce among the N leaders, broadcast
+  back: one NIC per node carries 2(N−1)/N·M;
+- (b) intra-node reduce-scatter, g concurrent inter-node ring allreduces on M/g (one per
+  NIC), intra-node allgather: each NIC carries 2(N−1)/N·M/g.
+"""
+
+from __future__ import annotations
+
+from .. import units
+from ..model import cost
+from .fields import FLOAT, INT, Field, inter_link_fields, intra_link_fields
+from .registry import calculator
+from .result import RATIO, TEXT, TIME, Output, Result, stacked_chart, table
+
+FIELDS = (
+    Field("gpus_per_node", "GPUs per node g", INT, 8, low=1, high=1024),
+    Field("nodes", "Nodes N", INT, 8, low=1, high=1 << 14, scale="log2"),
+    Field(
+        "message_bytes",
+        "Message size M",
+        FLOAT,
+        float(1 << 30),
+        low=1,
+        high=float(1 << 40),
+        unit="bytes",
+        scale="log2",
+    ),
+    *inter_link_fields(),
+    *intra_link_fields(),
+)
+
+
+def _split(costs) -> dict[str, float]:
+    """Sum latency and bandwidth time per link class over the phases of several Costs."""
+    out = {
+        "intra latency": 0.0,
+        "intra bandwidth": 0.0,
+        "inter latency": 0.0,
+        "inter bandwidth": 0.0,
+    }
+    for c, link in costs:
+        for phase in c.phases:
+            where = "intra" if (phase.link == "intra" or link == "intra") else "inter"
+            out[f"{where} latency"] += phase.latency_s
+            out[f"{where} bandwidth"] += phase.bandwidth_s + phase.compute_s
+    return out
+
+
+@calculator(
+    "hierarchy",
+    "Hierarchical or flat allreduce?",
+    "Flat ring against the two hierarchical allreduces for g GPUs per node and N nodes.",
+    FIELDS,
+)
+def hierarchy(**values) -> Result:
+    """Compare a flat ring with hierarchical variants (a) and (b)."""
+    g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
+    inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+    intra = {
+        "latency_us": values["intra_latency_us"],
+        "bandwidth_gbs": values["intra_bandwidth_gbs"],
+    }
+    flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **inter)
+    leader = [
+        (cost("reduce", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
+        (cost("allreduce", "ring", ranks=n, message_bytes=m, **inter), "inter"),
+        (cost("broadcast", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
+    ]
+    rs_ar_ag = cost(
+        "allreduce",
+        "hierarchical",
+        ranks=g * n,
+        ranks_per_node=g,
+        message_bytes=m,
+        intra_latency_us=values["intra_latency_us"],
+        intra_bandwidth_gbs=values["intra_bandwidth_gbs"],
+        **inter,
+    )
+    variants = [
+        ("flat ring", [(flat, "inter")]),
+        ("(a) reduce → leaders' ring → broadcast", leader),
+        ("(b) reduce-scatter → g inter-node rings → allgather", [(rs_ar_ag, "")]),
+    ]
+    times = {name: sum(c.time_s for c, _ in parts) for name, parts in variants}
+    best = min(times, key=times.get)
+    splits = {name: _split(parts) for name, parts in variants}
+    sentence = (
+        f"For {g} GPUs × {n} nodes and {units.size(m)}, {best} is fastest "
+        f"({units.seconds(times[best])}; flat ring {units.seconds(times['flat ring'])}). "
+        f"The flat ring pays the network latency on all 2(p−1) = {2 * (g * n - 1)} steps and "
+        f"pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = {2 * (n - 1)} "
+        f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
+        "network steps but sends all of M through one NIC per node. A flat ring does not send "
+        "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
+        "(b)'s bandwidth (REFERENCE § 6 Q32-33)."
+    )
+    stack_names = list(next(iter(splits.values())))
+    return Result(
+        calculator="hierarchy",
+        inputs=values,
+        outputs=(
+            Output("fastest", "Fastest", best, TEXT),
+            Output("flat_s", "Flat ring", times["flat ring"], TIME),
+            Output("leader_s", "(a) via leaders", times[variants[1][0]], TIME),
+            Output("hierarchical_s", "(b) RS → AR → AG", times[variants[2][0]], TIME),
+            Output("speedup", "Flat ÷ fastest", times["flat ring"] / times[best], RATIO),
+        ),
+        formula="(b): " + rs_ar_ag.formula + ";  flat: " + flat.formula,
+        substituted=f"(b): {rs_ar_ag.formula_substituted};  flat: {flat.formula_substituted}",
+        interpretation=sentence,
+        table=table(
+            [("variant", TEXT), ("time", TIME)] + [(s, TIME) for s in stack_names],
+            [[name, times[name], *splits[name].values()] for name, _ in variants],
+        ),
+        charts=(
+            stacked_chart(
+                "Where each variant spends its time",
+                [name for name, _ in variants],
+                {s: [splits[name][s] for name, _ in variants] for s in stack_names},
+            ),
+        ),
+    )

@@ -1,0 +1,142 @@
+"""MoE all-to-all: bytes and time of the token dispatch and combine per MoE layer.
+
+Each GPU sends its tokens' hidden vectors to the GPUs holding their top-k experts (dispatch)
+and gets the expert outputs back (combine). With a capacity factor c, every expert's buffer
+holds c·T·k/E slots and the all-to-all moves the padded buffers, c·T·k·h·s bytes per GPU;
+tokens over capacity at the busiest expert are dropped. Without capacity (dropless, c = 0)
+the busiest GPU's load, imbalance × the mean, sets the time. Forward has a dispatch and a
+combine, backward two more: 4 all-to-alls per MoE layer per step (REFERENCE § 6 Q38).
+"""
+
+from __future__ import annotations
+
+from .. import units
+from ..model import cost
+from .fields import FLOAT, INT, Field, link_fields
+from .registry import calculator
+from .result import BYTES, PERCENT, TIME, Output, Result, stacked_chart, table
+
+FIELDS = (
+    Field(
+        "tokens",
+        "Tokens per GPU per micro-batch",
+        INT,
+        8192,
+        low=1,
+        high=1 << 26,
+        scale="log2",
+        help="T = micro-batch × sequence length on one GPU.",
+    ),
+    Field("hidden", "Hidden size h", INT, 4096, low=1, high=1 << 20, scale="log2"),
+    Field("top_k", "Experts per token k", INT, 2, low=1, high=64),
+    Field(
+        "capacity_factor",
+        "Capacity factor c",
+        FLOAT,
+        1.25,
+        low=0,
+        high=64,
+        help="Slots per expert = c·T·k/E; 0 means dropless (no padding, no drops).",
+    ),
+    Field(
+        "imbalance",
+        "Load imbalance",
+        FLOAT,
+        1.0,
+        low=1,
+        high=1e4,
+        help="Tokens routed to the busiest expert ÷ the mean.",
+    ),
+    Field("ep", "Expert-parallel GPUs", INT, 16, low=1, high=1 << 16, scale="log2"),
+    Field("dtype_bytes", "Bytes per activation", INT, 2, low=1, high=8),
+    Field("moe_layers", "MoE layers", INT, 16, low=1, high=10000),
+    Field("micro_batches", "Micro-batches per step", INT, 1, low=1, high=100000),
+    *link_fields("ib_ndr"),
+)
+
+PASSES = (
+    "dispatch (forward)",
+    "combine (forward)",
+    "combine gradient (backward)",
+    "dispatch gradient (backward)",
+)
+
+
+@calculator(
+    "moe",
+    "MoE: what do the all-to-alls cost?",
+    "Dispatch and combine bytes and time per MoE layer and per step.",
+    FIELDS,
+)
+def moe(**values) -> Result:
+    """Return the bytes and time of one all-to-all and of all four per layer and per step."""
+    t, h, k, c = values["tokens"], values["hidden"], values["top_k"], values["capacity_factor"]
+    s, ep, imbalance = values["dtype_bytes"], values["ep"], values["imbalance"]
+    mean_bytes = t * k * h * s
+    if c > 0:
+        buffer_bytes = c * mean_bytes
+        dropped_pct = 100 * max(0.0, 1 - c / imbalance)
+        sizing = f"capacity-padded: c·T·k·h·s = {c:g}·{t}·{k}·{h}·{s}"
+    else:
+        buffer_bytes = imbalance * mean_bytes
+        dropped_pct = 0.0
+        sizing = f"dropless, busiest GPU: imbalance·T·k·h·s = {imbalance:g}·{t}·{k}·{h}·{s}"
+    one = cost(
+        "all_to_all",
+        "pairwise",
+        ranks=ep,
+        message_bytes=buffer_bytes,
+        latency_us=values["latency_us"],
+        bandwidth_gbs=values["bandwidth_gbs"],
+    )
+    sent = max(one.bytes_per_rank)
+    per_layer = 4 * one.time_s
+    per_step = per_layer * values["moe_layers"] * values["micro_batches"]
+    count = 4 * values["moe_layers"] * values["micro_batches"]
+    sentence = (
+        f"Each all-to-all moves a {units.size(buffer_bytes)} buffer per GPU, of which "
+        f"{units.size(sent)} leaves the GPU ((ep−1)/ep of it), in {units.seconds(one.time_s)}. "
+        f"Four per MoE layer (dispatch and combine, forward and backward) make "
+        f"{units.seconds(per_layer)} per layer and {units.seconds(per_step)} per step over "
+        f"{count} all-to-alls. "
+        + (
+            f"With imbalance {imbalance:g} above capacity {c:g}, {dropped_pct:.3g}% of the "
+            f"busiest expert's tokens are dropped."
+            if dropped_pct > 0
+            else "No tokens are dropped."
+        )
+        + (" Padding to capacity costs bytes even when routing is balanced." if c > 1 else "")
+    )
+    return Result(
+        calculator="moe",
+        inputs=values,
+        outputs=(
+            Output("buffer_bytes", "Buffer per all-to-all per GPU", buffer_bytes, BYTES),
+            Output("sent_bytes", "Bytes leaving each GPU", sent, BYTES),
+            Output("all_to_all_s", "One all-to-all", one.time_s, TIME),
+            Output("per_layer_s", "Per MoE layer (4 all-to-alls)", per_layer, TIME),
+            Output("per_step_s", "Per step, all MoE layers", per_step, TIME),
+            Output("dropped_pct", "Dropped at the busiest expert", dropped_pct, PERCENT),
+        ),
+        formula="M = c·T·k·h·s (padded) or imbalance·T·k·h·s (dropless); "
+        + one.formula
+        + "; ×4 per MoE layer per step",
+        substituted=f"M = {sizing} = {units.size(buffer_bytes)}; {one.formula_substituted}",
+        interpretation=sentence,
+        table=table(
+            [("all-to-all", "text"), ("bytes sent per GPU", BYTES), ("time", TIME)],
+            [[name, sent, one.time_s] for name in PASSES],
+        ),
+        charts=(
+            stacked_chart(
+                "The four all-to-alls of one MoE layer",
+                list(PASSES),
+                {"latency": [one.latency_s] * 4, "bandwidth": [one.bandwidth_s] * 4},
+            ),
+        ),
+        notes=(
+            "Hierarchical all-to-all mainly cuts message count and latency; cross-node bytes "
+            "fall only if tokens bound for several experts on one node are sent once "
+            "(REFERENCE § 6 Q38).",
+        ),
+    )

@@ -1,0 +1,218 @@
+"""ZeRO stages 0-3 and ZeRO++: communication volume per GPU per training step.
+
+Volumes in units of M, the model's size in bytes of FP16/BF16 parameters, as the papers count
+them (they round (p−1)/p to 1): DP allreduce 2M; ZeRO-1/2 reduce-scatter of gradients plus
+allgather of parameters 2M; ZeRO-3 adds a second parameter allgather in backward, 3M = 1.5×
+DP ([ZeRO] § 7, REFERENCE § 6 Q9). ZeRO++ on ZeRO-3 ([Z++], REFERENCE § 6 Q34): qwZ sends
+the forward allgather in INT8 (0.5M); hpZ serves the backward allgather from a secondary FP16
+copy partitioned inside each node (no cross-node traffic, M·(g−1)/g on the intra-node link);
+qgZ replaces the gradient reduce-scatter with an INT4 all-to-all (0.25M cross-node).
+Cross-node volume goes from 3M to 0.75M. Bytes and times below use the exact ring counts.
+"""
+
+from __future__ import annotations
+
+from .. import units
+from ..errors import CostError
+from ..model import cost
+from ..nccl_tests import MAX_RANKS
+from .fields import BOOL, FLOAT, INT, Field, inter_link_fields, intra_link_fields
+from .registry import calculator
+from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
+
+FIELDS = (
+    Field("params", "Model parameters Ψ", FLOAT, 18e9, low=1e3, high=1e13, scale="log2"),
+    Field(
+        "param_bytes",
+        "Bytes per parameter",
+        INT,
+        2,
+        low=1,
+        high=8,
+        help="2 for FP16/BF16 parameters and gradients, as the ZeRO papers count.",
+    ),
+    Field("ranks", "Data-parallel GPUs", INT, 64, low=2, high=MAX_RANKS, scale="log2"),
+    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    Field("stage", "ZeRO stage", INT, 3, low=0, high=3),
+    Field("qwz", "qwZ: INT8 weights", BOOL, False),
+    Field("hpz", "hpZ: secondary copy in the node", BOOL, False),
+    Field("qgz", "qgZ: INT4 gradients", BOOL, False),
+    *inter_link_fields(),
+    *intra_link_fields(),
+)
+
+
+def plan(stage: int, qwz: bool, hpz: bool, qgz: bool) -> list[tuple[str, str, float, str, float]]:
+    """Return (what, collective, message in units of M, link, paper volume in M) per step."""
+    if stage == 0:
+        return [("gradient allreduce", "allreduce", 1.0, "inter", 2.0)]
+    if stage in (1, 2):
+        return [
+            ("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0),
+            ("parameter allgather", "allgather", 1.0, "inter", 1.0),
+        ]
+    forward = (
+        "forward parameter allgather" + (" (INT8, qwZ)" if qwz else ""),
+        "allgather",
+        0.5 if qwz else 1.0,
+        "inter",
+        0.5 if qwz else 1.0,
+    )
+    if hpz:
+        backward = ("backward allgather inside the node (hpZ)", "allgather", 1.0, "intra", 0.0)
+    else:
+        backward = ("backward parameter allgather", "allgather", 1.0, "inter", 1.0)
+    if qgz:
+        gradients = ("gradient all-to-all (INT4, qgZ)", "all_to_all", 0.25, "inter", 0.25)
+    else:
+        gradients = ("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0)
+    return [forward, backward, gradients]
+
+
+def _costs(values: dict, steps: list) -> list:
+    """Cost every collective of the plan on its link (intra-node ones over one node's GPUs)."""
+    model_bytes = values["params"] * values["param_bytes"]
+    out = []
+    for what, collective, units_m, link, paper in steps:
+        algorithm = "pairwise" if collective == "all_to_all" else "ring"
+        if link == "intra":
+            c = cost(
+                collective,
+                algorithm,
+                ranks=values["gpus_per_node"],
+                message_bytes=units_m * model_bytes,
+                latency_us=values["intra_latency_us"],
+                bandwidth_gbs=values["intra_bandwidth_gbs"],
+            )
+        else:
+            c = cost(
+                collective,
+                algorithm,
+                ranks=values["ranks"],
+                message_bytes=units_m * model_bytes,
+                latency_us=values["latency_us"],
+                bandwidth_gbs=values["bandwidth_gbs"],
+            )
+        out.append((what, collective, link, paper, c))
+    return out
+
+
+def _totals(costs: list) -> tuple[float, float, float]:
+    """Return (cross-node bytes, intra-node bytes, time) per GPU."""
+    cross = sum(max(c.bytes_per_rank) for _w, _k, link, _p, c in costs if link == "inter")
+    intra = sum(max(c.bytes_per_rank) for _w, _k, link, _p, c in costs if link == "intra")
+    return cross, intra, sum(c.time_s for *_, c in costs)
+
+
+def _why(stage: int) -> str:
+    """Say what the stage trades for its volume."""
+    if stage == 0:
+        return "Plain data parallelism: one allreduce of the gradients, 2M."
+    if stage in (1, 2):
+        return (
+            "ZeRO-1 and -2 partition optimizer states and gradients at no extra communication: "
+            "a reduce-scatter plus an allgather is exactly an allreduce."
+        )
+    return (
+        "ZeRO-3 pays 1.5× DP's volume for holding only 1/p of the parameters; ZeRO++ cuts the "
+        "cross-node part 4× (3M → 0.75M) with INT8 weights, a node-local copy for backward and "
+        "INT4 gradients."
+    )
+
+
+@calculator(
+    "zero",
+    "ZeRO and ZeRO++: bytes per GPU per step",
+    "Stages 0-3 and qwZ / hpZ / qgZ: volume, link class and time.",
+    FIELDS,
+)
+def zero(**values) -> Result:
+    """Return each collective of one training step under the chosen ZeRO configuration."""
+    stage = values["stage"]
+    flags = [name for name in ("qwz", "hpz", "qgz") if values[name]]
+    if flags and stage != 3:
+        raise CostError(f"{flags[0]} (ZeRO++) applies to stage 3 only; got stage {stage}")
+    if values["ranks"] % values["gpus_per_node"]:
+        raise CostError(
+            f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
+            f"{values['gpus_per_node']}"
+        )
+    chosen = _costs(values, plan(stage, values["qwz"], values["hpz"], values["qgz"]))
+    cross, intra, time_s = _totals(chosen)
+    paper = sum(p for _w, _c, _l, p, _cost in chosen)
+    model_bytes = values["params"] * values["param_bytes"]
+
+    configs = [
+        ("ZeRO-0 (DDP)", plan(0, False, False, False)),
+        ("ZeRO-1/2", plan(2, False, False, False)),
+        ("ZeRO-3", plan(3, False, False, False)),
+        ("ZeRO++ (qwZ+hpZ+qgZ)", plan(3, True, True, True)),
+    ]
+    compared = [(name, _totals(_costs(values, steps))) for name, steps in configs]
+    pretty = {"qwz": "qwZ", "hpz": "hpZ", "qgz": "qgZ"}
+    label = f"ZeRO-{stage}" + (f" + {', '.join(pretty[f] for f in flags)}" if flags else "")
+    baseline_cross = _totals(_costs(values, plan(0, False, False, False)))[0]
+    sentence = (
+        f"{label} moves {paper:g}M across nodes per GPU per step in the papers' count "
+        f"(M = {units.size(model_bytes)}): {units.size(cross)} cross-node"
+        + (f" and {units.size(intra)} inside the node" if intra else "")
+        + f", {cross / baseline_cross:.3g}× plain data parallelism's cross-node bytes. "
+        + _why(stage)
+    )
+    rows = [
+        [
+            w,
+            c.collective,
+            "intra-node" if link == "intra" else "cross-node",
+            p,
+            max(c.bytes_per_rank),
+            c.time_s,
+        ]
+        for w, _col, link, p, c in chosen
+    ]
+    return Result(
+        calculator="zero",
+        inputs=values,
+        outputs=(
+            Output("config", "Configuration", label, TEXT),
+            Output("paper_volume_m", "Cross-node volume (× M)", paper, RATIO),
+            Output("cross_node_bytes", "Cross-node bytes per GPU", cross, BYTES),
+            Output("intra_node_bytes", "Intra-node bytes per GPU", intra, BYTES),
+            Output("time_s", "Communication time per step", time_s, TIME),
+            Output("vs_dp", "× DP's cross-node bytes", cross / baseline_cross, RATIO),
+        ),
+        formula="DP 2M; ZeRO-1/2 M + M; ZeRO-3 M + M + M; ZeRO++ 0.5M + 0 (intra-node) + 0.25M",
+        substituted=" + ".join(
+            f"{units.size(max(c.bytes_per_rank))} ({w})" for w, *_rest, c in chosen
+        )
+        + f" = {units.size(cross + intra)}",
+        interpretation=sentence,
+        table=table(
+            [
+                ("collective", TEXT),
+                ("kind", TEXT),
+                ("link", TEXT),
+                ("paper volume (× M)", RATIO),
+                ("bytes per GPU", BYTES),
+                ("time", TIME),
+            ],
+            rows,
+        ),
+        charts=(
+            stacked_chart(
+                "Bytes per GPU per step",
+                [name for name, _ in compared],
+                {
+                    "cross-node": [t[0] for _, t in compared],
+                    "intra-node": [t[1] for _, t in compared],
+                },
+                y=BYTES,
+            ),
+        ),
+        notes=(
+            "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
+            "REFERENCE gives its cross-node 0.25M.",
+            "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
+            "inter-node link, pairwise all-to-all for qgZ.",
+        ),
+    )

@@ -1,0 +1,117 @@
+"""Rank every algorithm of a collective, and find where the fastest one changes with size.
+
+Each algorithm's time is a line in M (time = a + b·M, `model.cost_line`), so the fastest
+algorithm over a size range is the lower envelope of lines and every change of winner happens
+exactly where two lines cross: M* = (a₂ − a₁) / (b₁ − b₂).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .errors import CostError
+from .model import Cost, algorithms, cost, cost_line
+from .terms import ALGORITHMS
+
+TIE = 1e-9  # relative: times closer than this are a tie, and the first in catalog order wins
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A size range over which one algorithm is fastest."""
+
+    low_bytes: float
+    high_bytes: float
+    algorithm: str
+    tied_with: tuple[str, ...]
+
+
+def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_node) -> str:
+    """Return why `algorithm` cannot run with these shapes, or '' when it can."""
+    if ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
+        if ranks_per_node is None:
+            return "needs ranks_per_node (GPUs per node)"
+        if int(ranks) % int(ranks_per_node):
+            return f"ranks_per_node = {ranks_per_node} does not divide ranks = {ranks}"
+    return ""
+
+
+def rank_algorithms(
+    collective: str,
+    *,
+    ranks: int,
+    message_bytes: float,
+    skip: tuple[str, ...] = (),
+    **link: object,
+) -> tuple[list[Cost], list[dict]]:
+    """Return every algorithm's Cost, fastest first, and the ones that cannot run, with why."""
+    ranks_per_node = link.get("ranks_per_node")
+    costs, unavailable = [], []
+    for name in algorithms(collective):
+        if name in skip:
+            unavailable.append({"algorithm": name, "reason": "left out on request"})
+            continue
+        reason = unavailable_reason(collective, name, ranks, ranks_per_node)
+        if reason:
+            unavailable.append({"algorithm": name, "reason": reason})
+            continue
+        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        costs.append(cost(collective, name, ranks=ranks, message_bytes=message_bytes, **extra))
+    order = {name: i for i, name in enumerate(algorithms(collective))}
+    costs.sort(key=lambda c: (c.time_s, order[c.algorithm]))
+    return costs, unavailable
+
+
+def _flat(link: dict) -> dict:
+    """Drop the inputs only hierarchical algorithms take."""
+    drop = ("ranks_per_node", "intra_latency_us", "intra_bandwidth_gbs")
+    return {k: v for k, v in link.items() if k not in drop}
+
+
+def lines(
+    collective: str, *, ranks: int, skip: tuple[str, ...] = (), **link: object
+) -> dict[str, tuple[float, float]]:
+    """Return (intercept_s, slope_s_per_byte) for every algorithm that can run."""
+    out = {}
+    for name in algorithms(collective):
+        if name in skip or unavailable_reason(collective, name, ranks, link.get("ranks_per_node")):
+            continue
+        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        out[name] = cost_line(collective, name, ranks=ranks, **extra)
+    return out
+
+
+def _winner(candidates: dict[str, tuple[float, float]], m: float) -> tuple[str, tuple[str, ...]]:
+    times = {name: a + b * m for name, (a, b) in candidates.items()}
+    best = min(times.values())
+    tied = [name for name, t in times.items() if t <= best * (1 + TIE) + 1e-30]
+    return tied[0], tuple(tied[1:])
+
+
+def fastest_segments(
+    candidates: dict[str, tuple[float, float]], low_bytes: float, high_bytes: float
+) -> list[Segment]:
+    """Split [low, high] into the ranges where one algorithm is fastest."""
+    if not candidates:
+        raise CostError("no algorithm can run with these inputs")
+    if not 0 < low_bytes < high_bytes:
+        raise CostError("the size range must satisfy 0 < low < high")
+    points = {low_bytes, high_bytes}
+    items = list(candidates.values())
+    for i, (a1, b1) in enumerate(items):
+        for a2, b2 in items[i + 1 :]:
+            if b1 != b2:
+                m = (a2 - a1) / (b1 - b2)
+                if low_bytes < m < high_bytes:
+                    points.add(m)
+    edges = sorted(points)
+    segments: list[Segment] = []
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        name, ties = _winner(candidates, math.sqrt(lo * hi))
+        if segments and segments[-1].algorithm == name:
+            last = segments[-1]
+            segments[-1] = Segment(last.low_bytes, hi, name, last.tied_with)
+        else:
+            segments.append(Segment(lo, hi, name, ties))
+    return segments
