@@ -9,33 +9,41 @@ JavaScript's `JSON.stringify` writes them, because `NaN` and `Infinity` are not 
 
 from __future__ import annotations
 
+import functools
+import logging
 import math
 from collections.abc import Iterable
 
 import numpy as np
 
-from app.collectives import Step, Trace, ranks_in
+from app import costs
+from app.collectives import COLLECTIVES, Step, Trace, ranks_in
 from app.collectives.trace import PREVIEW_ELEMENTS
+from app.costs import HARDWARE, CostError
 
-# The link the lab's cost estimate assumes when the cost model has no preset to offer:
-# InfiniBand NDR, 400 Gb/s = 50 GB/s per direction (REFERENCE § 4), and a NCCL-like
-# per-step latency of 5 microseconds.
-DEFAULT_LINK = {"name": "InfiniBand NDR", "latency_us": 5.0, "bandwidth_gbs": 50.0}
+log = logging.getLogger(__name__)
+
+# The link the lab's cost estimate assumes: InfiniBand NDR, 400 Gb/s = 50 GB/s per direction,
+# with NCCL's per-step latency constant for the network (REFERENCE § 4); hierarchical
+# algorithms add the NVSwitch of an HGX H100 inside each node.
+DEFAULT_LINK = HARDWARE["ib_ndr"]
+DEFAULT_INTRA_LINK = HARDWARE["nvswitch_h100"]
 
 
 def numbers(values: Iterable | np.ndarray, dtype: str) -> list[float | int | None]:
     """Convert a 1-D run of `dtype` values to JSON numbers; non-finite floats become None."""
+    out = values.tolist() if isinstance(values, np.ndarray) else list(values)
     kind = np.dtype(dtype)
-    array = np.asarray(values, dtype=kind).ravel()
-    out = array.tolist()
-    if not np.issubdtype(kind, np.floating):
+    if kind.kind != "f":
         return out
-    exact = 2.0 ** (np.finfo(kind).nmant + 1)  # below this, whole numbers print shortest as-is
-    with np.errstate(invalid="ignore"):
-        special = ~(np.abs(array) <= exact) | (array != np.trunc(array))
-    for i in np.flatnonzero(special):
-        out[i] = _float(out[i], kind.type)
-    return out
+    exact = _exact_integers(kind)  # whole numbers up to here already print in shortest form
+    return [v if -exact <= v <= exact and v.is_integer() else _float(v, kind.type) for v in out]
+
+
+@functools.cache
+def _exact_integers(kind: np.dtype) -> float:
+    """Return the largest magnitude below which every whole number of `kind` is exact."""
+    return 2.0 ** (np.finfo(kind).nmant + 1)
 
 
 def _float(value: float, scalar: type) -> float | None:
@@ -110,7 +118,7 @@ def start(trace: Trace, run_id: str | None = None) -> dict:
         phases=[s.phase for s in trace.steps],
         layout=layout(trace),
         initial_state=initial_state(trace),
-        expected_bytes_per_rank=_expected_bytes_per_rank(estimate),
+        expected_bytes_per_rank=_expected_bytes_per_rank(trace, estimate),
         cost=estimate,
     )
     return out
@@ -143,23 +151,26 @@ def _vector(value: np.ndarray | None, dtype: str) -> list | None:
 
 
 def cost(trace: Trace) -> dict | None:
-    """Estimate the run on the default link with the cost model; None until the model exists."""
+    """Estimate the run on the default link with the cost model (None if it cannot)."""
+    intra = DEFAULT_INTRA_LINK if trace.ranks_per_node is not None else None
     try:
-        from app import costs
-    except ImportError:
+        estimate = costs.cost(
+            trace.collective,
+            trace.algorithm,
+            ranks=trace.ranks,
+            message_bytes=_message_bytes(trace),
+            latency_us=DEFAULT_LINK.latency_us,
+            bandwidth_gbs=DEFAULT_LINK.bandwidth_gbs,
+            ranks_per_node=trace.ranks_per_node,
+            intra_latency_us=intra.latency_us if intra else None,
+            intra_bandwidth_gbs=intra.bandwidth_gbs if intra else None,
+        )
+    except CostError:
+        log.exception("no cost estimate for %s/%s", trace.collective, trace.algorithm)
         return None
-    estimate = getattr(costs, "cost", None)
-    if estimate is None:
-        return None
-    return estimate(
-        trace.collective,
-        trace.algorithm,
-        ranks=trace.ranks,
-        message_bytes=_message_bytes(trace),
-        latency_us=DEFAULT_LINK["latency_us"],
-        bandwidth_gbs=DEFAULT_LINK["bandwidth_gbs"],
-        ranks_per_node=trace.ranks_per_node,
-    ).as_dict()
+    out = estimate.as_dict()
+    out["link"] = DEFAULT_LINK.label + (f"; inside a node {intra.label}" if intra else "")
+    return out
 
 
 def _message_bytes(trace: Trace) -> int:
@@ -168,5 +179,8 @@ def _message_bytes(trace: Trace) -> int:
     return per_rank * trace.ranks if trace.collective in ("allgather", "gather") else per_rank
 
 
-def _expected_bytes_per_rank(estimate: dict | None) -> float | None:
-    return None if estimate is None else estimate.get("bytes_per_rank")
+def _expected_bytes_per_rank(trace: Trace, estimate: dict | None) -> list[float] | None:
+    """Return what the formula says each rank sends; None where it cannot say per rank."""
+    if estimate is None or (COLLECTIVES[trace.collective].uses_root and trace.root != 0):
+        return None  # the cost model has no root: it numbers ranks as if the root were 0
+    return estimate["bytes_per_rank"]

@@ -14,10 +14,12 @@ server's `start_background_task`, `sleep` and `emit(..., to=sid)`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import uuid
 from collections.abc import Callable
+from socket import IPPROTO_TCP, TCP_NODELAY
 
 import socketio
 from flask import Flask
@@ -104,12 +106,31 @@ class RunRegistry:
 
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""
+    app.wsgi_app = _no_delay(app.wsgi_app)
     runs = RunRegistry()
     app.extensions["lab_runs"] = runs
     handlers = _Handlers(app, server, runs)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
+
+
+def _no_delay(wsgi_app: Callable) -> Callable:
+    """Wrap `wsgi_app` so Socket.IO connections send each small frame at once.
+
+    A stream is many small writes; with Nagle's algorithm on, each write after the first
+    waits for the client's delayed ACK (40 ms on Linux), which delayed the first `sim_step`
+    by that much behind `sim_start`. Werkzeug and gunicorn expose the client's socket.
+    """
+
+    def app(environ: dict, start_response: Callable):
+        sock = environ.get("werkzeug.socket") or environ.get("gunicorn.socket")
+        if sock is not None and environ.get("PATH_INFO", "").startswith("/socket.io"):
+            with contextlib.suppress(OSError, AttributeError):
+                sock.setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)
+        return wsgi_app(environ, start_response)
+
+    return app
 
 
 class _Handlers:
