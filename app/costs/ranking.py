@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .checks import integer
 from .errors import CostError
 from .model import Cost, algorithms, cost, cost_line
+from .nccl_tests import MAX_RANKS
 from .terms import ALGORITHMS
 
 TIE = 1e-9  # relative: times closer than this are a tie, and the first in catalog order wins
@@ -32,7 +34,9 @@ def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_no
     if ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
         if ranks_per_node is None:
             return "needs ranks_per_node (GPUs per node)"
-        if int(ranks) % int(ranks_per_node):
+        ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
+        ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
+        if ranks % ranks_per_node:
             return f"ranks_per_node = {ranks_per_node} does not divide ranks = {ranks}"
     return ""
 

@@ -27,6 +27,9 @@ def create_app(config: dict | None = None) -> Flask:
     from . import api, headers, pages, sockets
 
     app.register_blueprint(pages.bp)
+    from . import costs_api  # the cost model's API and the calculator pages
+
+    app.register_blueprint(costs_api.bp)
     app.register_blueprint(api.bp)
     headers.init_app(app)
 

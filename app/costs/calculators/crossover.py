@@ -43,7 +43,8 @@ def crossover(**values) -> Result:
     collective, algorithm, ranks = values["collective"], values["algorithm"], values["ranks"]
     m = values["message_bytes"]
     link = link_kwargs(values)
-    if not ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
+    spec = ALGORITHMS.get((collective, algorithm))  # None: cost() says what is allowed
+    if spec is None or not spec.needs_ranks_per_node:
         link = {k: v for k, v in link.items() if not k.startswith(("ranks_per", "intra"))}
     here = cost(collective, algorithm, ranks=ranks, message_bytes=m, **link)
     per_byte = cost(collective, algorithm, ranks=ranks, message_bytes=1.0, **link)

@@ -116,12 +116,12 @@ def buckets(tensor_bytes: float, tensors: int, cap_bytes: float, first_cap_bytes
 
 
 @calculator(
-    "ddp",
+    "ddp_overlap",
     "DDP: how much gradient sync hides behind backward?",
     "Bucketed allreduces (25 MiB, first 1 MiB) overlapped with backward, or not.",
     FIELDS,
 )
-def ddp(**values) -> Result:
+def ddp_overlap(**values) -> Result:
     """Schedule each bucket's allreduce when its gradients are ready; report what stays exposed."""
     layers, ranks = values["layers"], values["ranks"]
     total_bytes = values["params"] * values["grad_bytes"]
@@ -161,7 +161,7 @@ def ddp(**values) -> Result:
         )
     )
     return Result(
-        calculator="ddp",
+        calculator="ddp_overlap",
         inputs=values,
         outputs=(
             Output("buckets", "Buckets", len(plan), COUNT),

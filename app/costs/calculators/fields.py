@@ -48,6 +48,19 @@ class Field:
             return value
         raise RuntimeError(f"unknown field kind {self.kind}")
 
+    def slider(self) -> dict | None:
+        """Return the widget's slider range, or None when a number box alone fits better.
+
+        log2 fields slide over whole powers of two; small integer ranges slide linearly.
+        """
+        if self.scale == "log2":
+            low = math.ceil(math.log2(max(self.low, 1.0)))
+            high = math.floor(math.log2(min(self.high, 2.0**45)))
+            return {"min": low, "max": high, "step": 1, "log2": True}
+        if self.kind == INT and self.high - self.low <= 128:
+            return {"min": self.low, "max": self.high, "step": 1, "log2": False}
+        return None
+
     def as_dict(self) -> dict:
         """Return the spec as JSON-ready data for the widget."""
         data = {
@@ -61,6 +74,7 @@ class Field:
         }
         if self.kind in (INT, FLOAT):
             data.update(low=self.low, high=None if math.isinf(self.high) else self.high)
+            data["slider"] = self.slider()
         if self.kind in (CHOICE, PRESET):
             labels = self.choice_labels or self.choices
             data["choices"] = [

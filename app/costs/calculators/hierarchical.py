@@ -51,12 +51,12 @@ def _split(costs) -> dict[str, float]:
 
 
 @calculator(
-    "hierarchy",
+    "hierarchical",
     "Hierarchical or flat allreduce?",
     "Flat ring against the two hierarchical allreduces for g GPUs per node and N nodes.",
     FIELDS,
 )
-def hierarchy(**values) -> Result:
+def hierarchical(**values) -> Result:
     """Compare a flat ring with hierarchical variants (a) and (b)."""
     g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
     inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
@@ -100,7 +100,7 @@ def hierarchy(**values) -> Result:
     )
     stack_names = list(next(iter(splits.values())))
     return Result(
-        calculator="hierarchy",
+        calculator="hierarchical",
         inputs=values,
         outputs=(
             Output("fastest", "Fastest", best, TEXT),

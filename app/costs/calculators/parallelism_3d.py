@@ -49,12 +49,12 @@ def _link(values: dict, span: int) -> tuple[str, dict]:
 
 
 @calculator(
-    "parallel3d",
+    "parallelism_3d",
     "3D parallelism: which dimension dominates?",
     "Tensor, pipeline and data parallel bytes per GPU per step, and on which link.",
     FIELDS,
 )
-def parallel3d(**values) -> Result:
+def parallelism_3d(**values) -> Result:
     """Return per-dimension bytes, link class and time, and name the dominant one."""
     tp, pp, dp, m = values["tp"], values["pp"], values["dp"], values["micro_batches"]
     if values["layers"] % pp:
@@ -126,7 +126,7 @@ def parallel3d(**values) -> Result:
     )
     total_gpus = tp * pp * dp
     return Result(
-        calculator="parallel3d",
+        calculator="parallelism_3d",
         inputs=values,
         outputs=(
             Output("dominant", "Dominant dimension (time)", by_time[0], TEXT),

@@ -1,0 +1,475 @@
+// Live calculator widgets. Each widget reads its inputs, asks GET /api/calc/<name> (debounced),
+// and draws the answer: headline numbers, the sentence, the formula with numbers, a table and
+// Plotly charts. Every number comes from the server's cost model; this file only converts
+// units for display (µs/ms/s, GB/s or Gb/s) and never evaluates a cost formula.
+(function (global) {
+  "use strict";
+  if (global.CalcWidgets) return; // a page that includes several widgets loads this once
+
+  const DEBOUNCE_MS = 200;
+  const BITS_PER_BYTE = 8; // display conversion between GB/s and Gb/s
+  const TIME_SCALE = { us: 1e-6, ms: 1e-3, s: 1 };
+  const TIME_LABEL = { us: "µs", ms: "ms", s: "s" };
+  const BINARY = [[40, "TiB"], [30, "GiB"], [20, "MiB"], [10, "KiB"]];
+  const DECIMAL = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+
+  // -- formatting -----------------------------------------------------------------------------
+
+  function sig(x, digits) {
+    return Number(x.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 12 });
+  }
+
+  function autoTimeUnit(seconds) {
+    const m = Math.abs(seconds);
+    if (m >= 1) return "s";
+    if (m >= 1e-3) return "ms";
+    return "us";
+  }
+
+  function formatTime(seconds, unit) {
+    if (seconds === null || seconds === undefined) return "—";
+    if (seconds === 0) return "0 s";
+    const u = unit === "auto" ? autoTimeUnit(seconds) : unit;
+    return sig(seconds / TIME_SCALE[u], 4) + " " + TIME_LABEL[u];
+  }
+
+  function formatBytes(bytes) {
+    if (bytes === null || bytes === undefined) return "—";
+    if (bytes <= 0) return sig(bytes, 4) + " B";
+    const exp = Math.log2(bytes);
+    if (Number.isInteger(exp) && exp >= 10) {
+      for (const [shift, unit] of BINARY) if (exp >= shift) return sig(bytes / 2 ** shift, 6) + " " + unit;
+    }
+    for (const [scale, unit] of DECIMAL) if (bytes >= scale) return sig(bytes / scale, 4) + " " + unit;
+    return sig(bytes, 4) + " B";
+  }
+
+  function formatBandwidth(gbs, unit) {
+    if (gbs === null || gbs === undefined) return "—";
+    return unit === "Gbps" ? sig(gbs * BITS_PER_BYTE, 4) + " Gb/s" : sig(gbs, 4) + " GB/s";
+  }
+
+  function formatValue(value, kind, units) {
+    if (value === null || value === undefined) return "—";
+    switch (kind) {
+      case "time": return formatTime(value, units.time);
+      case "bytes": return formatBytes(value);
+      case "bandwidth": return formatBandwidth(value, units.bandwidth);
+      case "ratio": return sig(value, 4);
+      case "percent": return sig(value, 3) + " %";
+      case "count": return Number(value).toLocaleString("en-US");
+      default: return String(value).replace(/_/g, " ");
+    }
+  }
+
+  // -- one widget -----------------------------------------------------------------------------
+
+  function presets() {
+    const node = document.getElementById("calc-presets");
+    return node ? JSON.parse(node.textContent) : {};
+  }
+
+  class Widget {
+    constructor(root, linkPresets) {
+      this.root = root;
+      this.presets = linkPresets;
+      this.data = JSON.parse(root.querySelector('script[data-role="calc-data"]').textContent);
+      this.spec = this.data.spec;
+      this.fields = new Map(this.spec.fields.map((f) => [f.name, f]));
+      this.form = root.querySelector('[data-role="form"]');
+      this.errorBox = root.querySelector('[data-role="error"]');
+      this.units = { time: "auto", bandwidth: "GBps" };
+      this.timer = null;
+      this.controller = null;
+      this.revision = 0;
+      this.result = this.data.result;
+      for (const name of this.fields.keys()) this.syncFromNumber(name);
+      this.bind();
+      this.render(this.result);
+    }
+
+    el(name, role) {
+      const field = this.form.querySelector(`[data-field="${name}"]`);
+      if (!field) return null;
+      return role ? field.querySelector(`[data-role="${role}"]`) : field.querySelector(`[name="${name}"]`);
+    }
+
+    // Bandwidth inputs show GB/s or Gb/s; the API always takes GB/s.
+    bandwidthFactor(name) {
+      const f = this.fields.get(name);
+      return f && f.unit === "gbs" && this.units.bandwidth === "Gbps" ? BITS_PER_BYTE : 1;
+    }
+
+    apiValue(name) {
+      const input = this.el(name);
+      const f = this.fields.get(name);
+      if (f.kind === "bool") return input.checked ? "true" : "false";
+      if (f.kind === "int" || f.kind === "float") {
+        const factor = this.bandwidthFactor(name);
+        if (factor === 1 || input.value.trim() === "") return input.value.trim();
+        return String(Number(input.value) / factor);
+      }
+      return input.value;
+    }
+
+    setNumber(name, apiValue) {
+      const input = this.el(name);
+      if (!input) return;
+      input.value = String(Number((apiValue * this.bandwidthFactor(name)).toPrecision(12)));
+      this.syncFromNumber(name);
+    }
+
+    syncFromNumber(name) {
+      const f = this.fields.get(name);
+      if (f.kind !== "int" && f.kind !== "float") return;
+      const value = Number(this.el(name).value) / this.bandwidthFactor(name);
+      const slider = this.el(name, "slider");
+      if (slider && Number.isFinite(value) && value > 0) {
+        const position = slider.dataset.log2 === "true" ? Math.round(Math.log2(value)) : value;
+        slider.value = String(Math.min(Number(slider.max), Math.max(Number(slider.min), position)));
+        slider.setAttribute("aria-valuetext", f.unit === "bytes" ? formatBytes(value) : String(value));
+      }
+      const pretty = this.el(name, "pretty");
+      if (pretty) pretty.textContent = Number.isFinite(value) ? formatBytes(value) : "";
+    }
+
+    syncFromSlider(name) {
+      const slider = this.el(name, "slider");
+      const raw = Number(slider.value);
+      const value = slider.dataset.log2 === "true" ? 2 ** raw : raw;
+      this.setNumber(name, value);
+    }
+
+    applyPreset(presetField) {
+      const key = this.el(presetField.name).value;
+      const link = this.presets[key];
+      if (!link || !presetField.fills) return;
+      const [latency, bandwidth] = presetField.fills;
+      this.setNumber(latency, link.latency_us);
+      this.setNumber(bandwidth, link.bandwidth_gbs);
+    }
+
+    // Editing a latency or bandwidth by hand makes its preset "custom".
+    markCustom(name) {
+      for (const f of this.fields.values()) {
+        if (f.kind === "preset" && f.fills && f.fills.includes(name)) this.el(f.name).value = "custom";
+      }
+    }
+
+    bind() {
+      this.form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        this.fetchNow();
+      });
+      this.form.addEventListener("input", (event) => this.onInput(event.target));
+      this.form.addEventListener("change", (event) => this.onInput(event.target, true));
+      this.root.querySelector('[data-role="time-unit"]').addEventListener("change", (event) => {
+        this.units.time = event.target.value;
+        this.render(this.result);
+      });
+      this.root.querySelector('[data-role="bandwidth-unit"]').addEventListener("change", (event) => {
+        const before = new Map();
+        for (const f of this.fields.values()) if (f.unit === "gbs") before.set(f.name, Number(this.apiValue(f.name)));
+        this.units.bandwidth = event.target.value;
+        for (const [name, gbs] of before) if (Number.isFinite(gbs)) this.setNumber(name, gbs);
+        for (const f of this.fields.values()) {
+          if (f.unit !== "gbs") continue;
+          const label = this.el(f.name, "unit");
+          if (label) label.textContent = this.units.bandwidth === "Gbps" ? "Gb/s" : "GB/s";
+        }
+        this.render(this.result);
+      });
+    }
+
+    onInput(target, committed) {
+      const holder = target.closest("[data-field]");
+      if (!holder) return;
+      const name = holder.dataset.field;
+      const f = this.fields.get(name);
+      if (target.dataset.role === "slider") this.syncFromSlider(name);
+      else if (f.kind === "int" || f.kind === "float") this.syncFromNumber(name);
+      if (f.kind === "preset") {
+        if (!committed && target.tagName === "SELECT") return; // change event follows
+        this.applyPreset(f);
+      } else if (f.unit === "us" || f.unit === "gbs") {
+        this.markCustom(name);
+      }
+      this.schedule();
+    }
+
+    schedule() {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.fetchNow(), DEBOUNCE_MS);
+    }
+
+    query() {
+      const params = new URLSearchParams();
+      for (const name of this.fields.keys()) params.set(name, this.apiValue(name));
+      return params;
+    }
+
+    async fetchNow() {
+      clearTimeout(this.timer);
+      if (this.controller) this.controller.abort();
+      const controller = new AbortController();
+      this.controller = controller;
+      this.root.setAttribute("aria-busy", "true");
+      try {
+        const response = await fetch(`${this.data.api}?${this.query()}`, {
+          headers: { Accept: "application/json" },
+          signal: controller.signal,
+        });
+        const body = await response.json();
+        if (controller.signal.aborted) return;
+        if (!response.ok) {
+          this.showError(body.error || `The server answered ${response.status}.`);
+          return;
+        }
+        this.showError("");
+        this.result = body;
+        this.render(body);
+      } catch (error) {
+        if (error.name !== "AbortError") this.showError("Could not reach the server: " + error.message);
+      } finally {
+        if (this.controller === controller) {
+          this.controller = null;
+          this.root.removeAttribute("aria-busy");
+        }
+      }
+    }
+
+    showError(message) {
+      this.errorBox.textContent = message;
+      this.errorBox.hidden = !message;
+    }
+
+    render(result) {
+      if (!result) return;
+      this.renderOutputs(result.outputs);
+      this.root.querySelector('[data-role="interpretation"]').textContent = result.interpretation;
+      this.root.querySelector('[data-role="formula"]').textContent = result.formula;
+      this.root.querySelector('[data-role="substituted"]').textContent = result.substituted;
+      this.renderTable(result.table);
+      this.renderNotes(result.notes);
+      this.renderCharts(result.charts);
+      this.revision += 1;
+      this.root.dataset.revision = String(this.revision);
+    }
+
+    renderOutputs(outputs) {
+      const list = this.root.querySelector('[data-role="outputs"]');
+      list.replaceChildren(...outputs.map((o) => {
+        const item = document.createElement("div");
+        item.dataset.output = o.key;
+        const term = document.createElement("dt");
+        term.textContent = o.label;
+        const value = document.createElement("dd");
+        value.textContent = formatValue(o.value, o.kind, this.units);
+        item.append(term, value);
+        return item;
+      }));
+    }
+
+    renderTable(table) {
+      const holder = this.root.querySelector('[data-role="table"]');
+      const details = holder.closest("details");
+      if (!table || !table.columns) {
+        details.hidden = true;
+        return;
+      }
+      details.hidden = false;
+      const el = document.createElement("table");
+      const head = el.createTHead().insertRow();
+      for (const title of table.columns) {
+        const th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = title;
+        head.append(th);
+      }
+      const body = el.createTBody();
+      for (const row of table.rows) {
+        const tr = body.insertRow();
+        row.forEach((value, i) => {
+          tr.insertCell().textContent = formatValue(value, table.kinds[i], this.units);
+        });
+      }
+      holder.replaceChildren(el);
+    }
+
+    renderNotes(notes) {
+      const list = this.root.querySelector('[data-role="notes"]');
+      list.replaceChildren(...(notes || []).map((text) => {
+        const li = document.createElement("li");
+        li.textContent = text;
+        return li;
+      }));
+    }
+
+    // -- charts -------------------------------------------------------------------------------
+
+    chartDivs(count) {
+      const holder = this.root.querySelector('[data-role="charts"]');
+      while (holder.children.length < count) {
+        const div = document.createElement("div");
+        div.className = "calc-chart";
+        div.setAttribute("role", "img");
+        holder.append(div);
+      }
+      while (holder.children.length > count) {
+        const last = holder.lastElementChild;
+        if (global.Plotly) global.Plotly.purge(last);
+        last.remove();
+      }
+      return Array.from(holder.children);
+    }
+
+    renderCharts(charts) {
+      if (!global.Plotly) return;
+      const divs = this.chartDivs((charts || []).length);
+      charts.forEach((chart, i) => {
+        const div = divs[i];
+        const { traces, layout } = this.figure(chart);
+        div.setAttribute("aria-label", chart.title);
+        div.dataset.kind = chart.kind;
+        global.Plotly.react(div, traces, layout, { displayModeBar: false, responsive: true });
+      });
+    }
+
+    // Seconds → the unit chosen for a chart's axis ("auto" keeps seconds with SI prefixes).
+    timeAxis(maxSeconds) {
+      const unit = this.units.time;
+      if (unit === "auto") return { scale: 1, title: "time (s)" };
+      return { scale: 1 / TIME_SCALE[unit], title: `time (${TIME_LABEL[unit]})` };
+    }
+
+    baseLayout(title) {
+      const style = getComputedStyle(this.root);
+      return {
+        title: { text: title, font: { size: 14 } },
+        margin: { l: 64, r: 16, t: 40, b: 64 },
+        paper_bgcolor: "rgba(0,0,0,0)",
+        plot_bgcolor: "rgba(0,0,0,0)",
+        font: { color: style.color, family: style.fontFamily },
+        legend: { orientation: "h", y: -0.3, yanchor: "top" },
+        hovermode: "closest",
+      };
+    }
+
+    figure(chart) {
+      if (chart.kind === "loglog") return this.logLog(chart);
+      if (chart.kind === "timeline") return this.timeline(chart);
+      return this.stacked(chart);
+    }
+
+    logLog(chart) {
+      const palette = global.Palette.CHUNK_COLORS;
+      const allY = chart.series.flatMap((s) => s.y).filter((y) => y > 0);
+      const axis = this.timeAxis(Math.max(...allY));
+      const traces = chart.series.map((s, i) => ({
+        type: "scatter",
+        mode: "lines",
+        name: s.name.replace(/_/g, " "),
+        x: chart.x,
+        y: s.y.map((y) => (y > 0 ? y * axis.scale : null)),
+        line: { color: palette[i % palette.length], width: 2 },
+        hovertemplate: "%{x:.3s}B: %{y:.4s}<extra>%{fullData.name}</extra>",
+      }));
+      if (chart.markers && chart.markers.length) {
+        traces.push({
+          type: "scatter",
+          mode: "markers",
+          name: "crossover",
+          x: chart.markers.map((m) => m.x),
+          y: chart.markers.map((m) => m.y * axis.scale),
+          text: chart.markers.map((m) => `${m.label} at ${formatBytes(m.x)}`),
+          hovertemplate: "%{text}<extra></extra>",
+          marker: { symbol: "diamond", size: 11, color: "#000000", line: { color: "#ffffff", width: 1 } },
+        });
+      }
+      const layout = this.baseLayout(chart.title);
+      const ticks = [1, 2 ** 10, 2 ** 20, 2 ** 30, 2 ** 34].filter((t) => t <= chart.x[chart.x.length - 1] * 1.01);
+      layout.xaxis = {
+        type: "log",
+        title: { text: "message size" },
+        tickvals: ticks,
+        ticktext: ticks.map(formatBytes),
+      };
+      layout.yaxis = { type: "log", title: { text: axis.title }, exponentformat: "SI" };
+      if (chart.cursor) {
+        layout.shapes = [{
+          type: "line", xref: "x", yref: "paper", x0: chart.cursor, x1: chart.cursor, y0: 0, y1: 1,
+          line: { color: "#888888", width: 1, dash: "dot" },
+        }];
+        layout.annotations = [{
+          x: Math.log10(chart.cursor), xref: "x", y: 1, yref: "paper", yanchor: "bottom",
+          text: formatBytes(chart.cursor), showarrow: false, font: { size: 11 },
+        }];
+      }
+      return { traces, layout };
+    }
+
+    stacked(chart) {
+      const palette = global.Palette.CHUNK_COLORS;
+      const bytes = chart.y === "bytes";
+      const allValues = chart.stacks.flatMap((s) => s.values);
+      const axis = bytes ? { scale: 1, title: "bytes" } : this.timeAxis(Math.max(...allValues));
+      const traces = chart.stacks.map((s, i) => ({
+        type: "bar",
+        name: s.name,
+        x: chart.categories.map((c) => String(c).replace(/_/g, " ")),
+        y: s.values.map((v) => v * axis.scale),
+        marker: { color: palette[(i + 1) % palette.length] },
+        hovertemplate: bytes ? "%{y:.4s}B<extra>%{fullData.name}</extra>" : "%{y:.4s}<extra>%{fullData.name}</extra>",
+      }));
+      const layout = this.baseLayout(chart.title);
+      layout.barmode = "stack";
+      layout.yaxis = { title: { text: axis.title }, exponentformat: "SI", rangemode: "tozero" };
+      layout.xaxis = { automargin: true };
+      return { traces, layout };
+    }
+
+    timeline(chart) {
+      const palette = global.Palette.CHUNK_COLORS;
+      const groups = [...new Set(chart.rows.map((r) => r.group))];
+      const end = Math.max(...chart.rows.map((r) => r.end));
+      const axis = this.timeAxis(end);
+      const traces = groups.map((group, i) => {
+        const rows = chart.rows.filter((r) => r.group === group);
+        return {
+          type: "bar",
+          orientation: "h",
+          name: group,
+          y: rows.map(() => group),
+          x: rows.map((r) => (r.end - r.start) * axis.scale),
+          base: rows.map((r) => r.start * axis.scale),
+          text: rows.map((r) => r.label),
+          textposition: "none",
+          hovertemplate: "%{text}: %{base:.4s} → %{x:.4s}<extra></extra>",
+          marker: { color: palette[(i + 4) % palette.length], line: { color: "#ffffff", width: 0.5 } },
+        };
+      });
+      const layout = this.baseLayout(chart.title);
+      layout.barmode = "overlay";
+      layout.xaxis = { title: { text: axis.title }, exponentformat: "SI", rangemode: "tozero" };
+      layout.yaxis = { automargin: true, autorange: "reversed" };
+      layout.height = 240;
+      return { traces, layout };
+    }
+  }
+
+  function init() {
+    const linkPresets = presets();
+    const widgets = [];
+    for (const root of document.querySelectorAll(".calc-widget[data-calc]")) {
+      if (!root.calcWidget) {
+        root.calcWidget = new Widget(root, linkPresets);
+        widgets.push(root.calcWidget);
+      }
+    }
+    return widgets;
+  }
+
+  global.CalcWidgets = { init, formatTime, formatBytes, formatBandwidth };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})(window);
