@@ -23,7 +23,7 @@ from . import (  # noqa: F401
 )
 from .engine import MAX_RANKS, catalog, simulate
 from .errors import CollectiveError
-from .layouts import COLLECTIVES
+from .layouts import COLLECTIVES, buffer_length, message_bytes
 from .ops import OPS
 from .trace import Step, Trace, Transfer, ranks_in
 
@@ -35,7 +35,9 @@ __all__ = [
     "Step",
     "Trace",
     "Transfer",
+    "buffer_length",
     "catalog",
+    "message_bytes",
     "ranks_in",
     "simulate",
 ]

@@ -124,11 +124,11 @@ def simulate(
             )
     else:
         ranks_per_node = None
-    buffer_length = elements * (ranks if collective in ("allgather", "gather", "all_to_all") else 1)
-    if ranks * buffer_length > MAX_BUFFER_CELLS:
+    cells = ranks * layouts.buffer_length(collective, ranks, elements)
+    if cells > MAX_BUFFER_CELLS:
         raise CollectiveError(
             f"ranks x elements is too large for {collective}: the working buffers would hold "
-            f"{ranks * buffer_length} values, the limit is {MAX_BUFFER_CELLS}"
+            f"{cells} values, the limit is {MAX_BUFFER_CELLS}"
         )
     data = _inputs(inputs, ranks, elements, seed)
 

@@ -74,6 +74,25 @@ COLLECTIVES: dict[str, Collective] = {
 }
 
 
+BLOCK_PER_RANK = frozenset({"allgather", "gather", "all_to_all"})
+
+
+def buffer_length(collective: str, ranks: int, elements: int) -> int:
+    """Return the length of each rank's working buffer (see docs/engine.md)."""
+    return ranks * elements if collective in BLOCK_PER_RANK else elements
+
+
+def message_bytes(collective: str, ranks: int, elements: int, itemsize: int) -> int:
+    """Return M, the cost model's message size (REFERENCE § 1), for one engine run.
+
+    M is the vector every rank holds for allreduce, reduce and broadcast; the total output for
+    allgather and gather; the total input for reduce_scatter and scatter; what each rank sends
+    for all_to_all; the activations each stage passes on for sendrecv.
+    """
+    per_rank = elements * itemsize
+    return per_rank * ranks if collective in ("allgather", "gather") else per_rank
+
+
 def _vector(inputs: np.ndarray, parts: int, owners: list[int]) -> Layout:
     """The buffer is the input vector itself, cut into `parts` chunks; `owners` hold theirs."""
     ranks, elements = inputs.shape

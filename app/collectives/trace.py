@@ -90,6 +90,17 @@ class Trace:
         return len(self.steps)
 
     @property
+    def buffer_length(self) -> int:
+        return int(self.initial_buffers.shape[1])
+
+    @property
+    def message_bytes(self) -> int:
+        """M in the cost model's sense (REFERENCE § 1) for this run."""
+        from .layouts import message_bytes
+
+        return message_bytes(self.collective, self.ranks, self.elements, self.itemsize)
+
+    @property
     def chunk_count(self) -> int:
         return len(self.chunks)
 

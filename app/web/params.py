@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from app.collectives import COLLECTIVES, OPS, catalog
+from app.collectives import COLLECTIVES, OPS, buffer_length, catalog
 
 MAX_INTERVAL_MS = 5000
 
 # Collectives whose working buffer holds one block of `elements` per rank (docs/engine.md,
 # "Chunks and holdings"); every other collective's buffer is the input itself.
-BLOCK_PER_RANK = frozenset({"allgather", "gather", "all_to_all"})
 
 FIELDS = (
     "collective",
@@ -55,11 +54,6 @@ class SimParams:
         kwargs = asdict(self)
         del kwargs["interval_ms"]
         return kwargs
-
-
-def buffer_length(collective: str, ranks: int, elements: int) -> int:
-    """Return the length of each rank's working buffer for `collective`."""
-    return ranks * elements if collective in BLOCK_PER_RANK else elements
 
 
 def parse(data: object, *, max_ranks: int, max_cells: int) -> SimParams:

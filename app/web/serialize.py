@@ -70,7 +70,7 @@ def layout(trace: Trace) -> dict:
         "chunks": [[int(start), int(stop)] for start, stop in trace.chunks],
         "chunk_source": list(trace.chunk_source),
         "chunk_dest": list(trace.chunk_dest),
-        "buffer_length": int(trace.initial_buffers.shape[1]),
+        "buffer_length": trace.buffer_length,
     }
 
 
@@ -158,7 +158,7 @@ def cost(trace: Trace) -> dict | None:
             trace.collective,
             trace.algorithm,
             ranks=trace.ranks,
-            message_bytes=_message_bytes(trace),
+            message_bytes=trace.message_bytes,
             latency_us=DEFAULT_LINK.latency_us,
             bandwidth_gbs=DEFAULT_LINK.bandwidth_gbs,
             ranks_per_node=trace.ranks_per_node,
@@ -171,12 +171,6 @@ def cost(trace: Trace) -> dict | None:
     out = estimate.as_dict()
     out["link"] = DEFAULT_LINK.label + (f"; inside a node {intra.label}" if intra else "")
     return out
-
-
-def _message_bytes(trace: Trace) -> int:
-    """Return M, the cost model's message size, for this trace (REFERENCE § 1)."""
-    per_rank = trace.elements * trace.itemsize
-    return per_rank * trace.ranks if trace.collective in ("allgather", "gather") else per_rank
 
 
 def _expected_bytes_per_rank(trace: Trace, estimate: dict | None) -> list[float] | None:
