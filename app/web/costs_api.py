@@ -12,7 +12,7 @@ import math
 from flask import Blueprint, g, jsonify, render_template, request, url_for
 from markupsafe import Markup
 
-from app.costs import HARDWARE, SYSTEMS, CostError, cost
+from app.costs import COLLECTIVES, HARDWARE, SYSTEMS, CostError, algorithms, cost
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.fields import BOOL, FLOAT, INT
 from app.costs.ranking import rank_algorithms
@@ -211,6 +211,7 @@ def widget_data(name: str, args=None) -> dict:
         "result": result,
         "error": error,
         "api": url_for("costs.calc", name=name),
+        "algorithms": {c: algorithms(c) for c in COLLECTIVES},
         "page": url_for("costs.calculators") + f"#calc-{name}",
     }
 

@@ -84,6 +84,7 @@
       this.revision = 0;
       this.result = this.data.result;
       for (const name of this.fields.keys()) this.syncFromNumber(name);
+      this.filterAlgorithms();
       this.bind();
       this.render(this.result);
     }
@@ -149,6 +150,20 @@
       this.setNumber(bandwidth, link.bandwidth_gbs);
     }
 
+    // Offer only the chosen collective's algorithms (the catalog comes with the page).
+    filterAlgorithms() {
+      const collective = this.el("collective");
+      const algorithm = this.el("algorithm");
+      if (!collective || !algorithm || algorithm.tagName !== "SELECT") return;
+      const allowed = this.data.algorithms[collective.value] || [];
+      for (const option of algorithm.options) {
+        const ok = allowed.includes(option.value);
+        option.hidden = !ok;
+        option.disabled = !ok;
+      }
+      if (!allowed.includes(algorithm.value) && allowed.length) algorithm.value = allowed[0];
+    }
+
     // Editing a latency or bandwidth by hand makes its preset "custom".
     markCustom(name) {
       for (const f of this.fields.values()) {
@@ -188,6 +203,7 @@
       const f = this.fields.get(name);
       if (target.dataset.role === "slider") this.syncFromSlider(name);
       else if (f.kind === "int" || f.kind === "float") this.syncFromNumber(name);
+      if (name === "collective") this.filterAlgorithms();
       if (f.kind === "preset") {
         if (!committed && target.tagName === "SELECT") return; // change event follows
         this.applyPreset(f);

@@ -95,3 +95,14 @@ def test_readable_on_a_phone(browser, live_server):
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     context.close()
+
+
+def test_choosing_a_collective_offers_only_its_algorithms(page, live_server):
+    page.goto(f"{live_server.url}/embed/calc/crossover")
+    widget = page.locator(".calc-widget[data-calc=crossover]")
+    widget.get_by_label("Collective").select_option("all_to_all")
+    expect(widget.get_by_label("Algorithm")).to_have_value("pairwise")
+    expect(widget.locator("[data-role=interpretation]")).to_contain_text("all_to_all/pairwise")
+    enabled = widget.locator("select[name=algorithm] option:enabled").all_inner_texts()
+    assert sorted(enabled) == ["bruck", "direct", "pairwise"]
+    assert page.console_errors == []

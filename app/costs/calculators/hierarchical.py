@@ -82,8 +82,8 @@ def hierarchical(**values) -> Result:
     )
     variants = [
         ("flat ring", [(flat, "inter")]),
-        ("(a) reduce → leaders' ring → broadcast", leader),
-        ("(b) reduce-scatter → g inter-node rings → allgather", [(rs_ar_ag, "")]),
+        ("(a) via leaders", leader),
+        ("(b) RS → AR → AG", [(rs_ar_ag, "")]),
     ]
     times = {name: sum(c.time_s for c, _ in parts) for name, parts in variants}
     best = min(times, key=times.get)
