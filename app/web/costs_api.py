@@ -195,12 +195,18 @@ def bad_input(error: CostError):
 def widget_data(name: str, args=None) -> dict:
     """Return what a widget needs: its spec, initial values and result, presets, API URL.
 
-    Bad initial values fall back to the defaults, with the error shown in the widget.
+    Unknown names are ignored and bad values fall back to the defaults; either way the widget
+    shows the error, so a lesson's author sees it.
     """
     spec = CALCULATORS[name]
-    error = None
+    args = dict(args or {})
+    names = [f.name for f in spec.fields]
+    unknown = [key for key in args if key not in names]
+    error = (
+        f"unknown input {unknown[0]!r} for {name}; allowed: {', '.join(names)}" if unknown else None
+    )
     try:
-        given = calc_inputs(name, args or {})
+        given = calc_inputs(name, {k: v for k, v in args.items() if k in names})
         result = finite(spec(**given).as_dict())
     except CostError as e:
         error = str(e)

@@ -268,3 +268,9 @@ def test_no_cost_input_makes_a_server_error(client, endpoint):
             response = client.get(endpoint, query_string={**good, name: value})
             assert response.status_code in (200, 400), (name, value, response.data[:200])
             strict_json(response)
+
+
+def test_embed_ignores_an_unknown_input_but_says_so(client):
+    html = client.get("/embed/calc/compare?ranks=8&preset=nvlink4").get_data(as_text=True)
+    assert "unknown input &#39;preset&#39; for compare" in html
+    assert re.search(r'name="ranks" value="8"', html)
