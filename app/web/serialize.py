@@ -20,6 +20,7 @@ from app import costs
 from app.collectives import COLLECTIVES, Step, Trace, ranks_in
 from app.collectives.trace import PREVIEW_ELEMENTS
 from app.costs import HARDWARE, CostError
+from app.costs.terms import ALGORITHMS
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +154,7 @@ def _vector(value: np.ndarray | None, dtype: str) -> list | None:
 def cost(trace: Trace) -> dict | None:
     """Estimate the run on the default link with the cost model (None if it cannot)."""
     intra = DEFAULT_INTRA_LINK if trace.ranks_per_node is not None else None
+    key = (trace.collective, trace.algorithm)
     try:
         estimate = costs.cost(
             trace.collective,
@@ -164,6 +166,8 @@ def cost(trace: Trace) -> dict | None:
             ranks_per_node=trace.ranks_per_node,
             intra_latency_us=intra.latency_us if intra else None,
             intra_bandwidth_gbs=intra.bandwidth_gbs if intra else None,
+            # Pipelined chains cut the data into as many segments as the engine did.
+            segments=trace.chunk_count if ALGORITHMS[key].segments else None,
         )
     except CostError:
         log.exception("no cost estimate for %s/%s", trace.collective, trace.algorithm)

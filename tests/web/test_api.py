@@ -160,3 +160,15 @@ def test_every_algorithm_sends_what_its_formula_says(client, entry):
     assert body["verified"] is True
     assert body["cost"]["steps"] == body["total_steps"]
     assert body["expected_bytes_per_rank"] == body["bytes_sent"]
+
+
+@pytest.mark.parametrize(
+    ("collective", "algorithm"),
+    [("sendrecv", "pipeline"), ("broadcast", "pipelined_ring"), ("reduce", "ring")],
+)
+def test_pipelined_estimates_use_the_engines_segment_count(client, collective, algorithm):
+    # Fewer elements than ranks: the engine cuts fewer (or empty) segments than p.
+    params = {"collective": collective, "algorithm": algorithm, "ranks": 8, "elements": 5}
+    body = client.post("/api/simulate", json=params).get_json()
+    assert body["cost"]["steps"] == body["total_steps"]
+    assert body["expected_bytes_per_rank"] == body["bytes_sent"]
