@@ -24,13 +24,14 @@ def create_app(config: dict | None = None) -> Flask:
     if config:
         app.config.update(config)
 
-    from . import api, headers, pages, sockets
+    from . import api, headers, lessons, pages, sockets
 
     app.register_blueprint(pages.bp)
     from . import costs_api  # the cost model's API and the calculator pages
 
     app.register_blueprint(costs_api.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(lessons.bp)
     headers.init_app(app)
 
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()

@@ -1,0 +1,291 @@
+"""The directives that make a lesson alive: @lab, @calc, @diagram and @quiz.
+
+A directive is a paragraph of its own, one line:
+
+    @lab allreduce/ring ranks=8 elements=16 autoplay=1 loop=0 speed=1
+    @calc ddp_overlap model_mb=500 bucket_mb=25
+    @diagram tree shape=binomial ranks=8 root=0
+    @quiz ring-allreduce
+
+Values may be quoted (`caption="Two phases"`). Each directive is checked when the lesson is
+rendered; a problem raises `DirectiveError` and the renderer names the lesson and the line.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from urllib.parse import urlencode
+
+from .diagrams import DiagramError, render_diagram
+from .loader import Course, LessonError
+from .selfcheck import load_quiz, render_self_check
+
+NAMES = ("lab", "calc", "diagram", "quiz")
+DIRECTIVE_LINE = re.compile(r"^@([a-z][a-z0-9_-]*)(?:\s+(.*))?$")
+CALC_NAME = re.compile(r"^[a-z0-9_]+$")
+KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+COLLECTIVE_TITLES = {
+    "allreduce": "AllReduce",
+    "allgather": "AllGather",
+    "reduce_scatter": "ReduceScatter",
+    "broadcast": "Broadcast",
+    "reduce": "Reduce",
+    "all_to_all": "All-to-All",
+    "gather": "Gather",
+    "scatter": "Scatter",
+    "sendrecv": "Send/Recv",
+}
+
+LAB_MAX_RANKS = 64  # the web lab's limit (settings.LAB_MAX_RANKS)
+LAB_MAX_ELEMENTS = 4096  # a lesson's animation stays small enough to read
+
+
+class DirectiveError(ValueError):
+    """A directive is malformed or names something that does not exist."""
+
+
+@dataclass(frozen=True)
+class Directive:
+    name: str
+    target: str
+    params: dict[str, str]
+
+
+@dataclass
+class Context:
+    """What directives need from the lesson being rendered."""
+
+    slug: str
+    course: Course
+    quiz_dir: Path
+    markdown: Callable[[str], str]  # render a Markdown block (with math) to HTML
+    inline: Callable[[str], str]  # render one line of Markdown to HTML
+    counter: int = 0
+    live: list[str] = field(default_factory=list)  # "lab:allreduce/ring", "calc:ddp", ...
+
+    def uid(self) -> str:
+        self.counter += 1
+        return f"{self.slug}-fig{self.counter}"
+
+
+def parse(line: str) -> Directive:
+    """Split `@name target key=value ...` into its parts, or raise DirectiveError."""
+    match = DIRECTIVE_LINE.match(line.strip())
+    if not match:
+        raise DirectiveError(f"not a directive: {line!r}")
+    name, rest = match.group(1), match.group(2) or ""
+    if name not in NAMES:
+        raise DirectiveError(f"unknown directive @{name}; directives: @{', @'.join(NAMES)}")
+    try:
+        words = shlex.split(rest)
+    except ValueError as exc:
+        raise DirectiveError(f"@{name}: {exc} (check the quotes)") from None
+    if not words or "=" in words[0]:
+        what = {"lab": "<collective>/<algorithm>", "calc": "<name>", "diagram": "<kind>"}
+        raise DirectiveError(f"@{name} needs {what.get(name, '<lesson-slug>')} first")
+    params: dict[str, str] = {}
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not KEY.match(key):
+            raise DirectiveError(f"@{name}: expected key=value, got {word!r}")
+        if key in params:
+            raise DirectiveError(f"@{name}: {key} is given twice")
+        params[key] = value
+    return Directive(name, words[0], params)
+
+
+def render(directive: Directive, ctx: Context) -> str:
+    """Render one directive to HTML (sanitized later with the rest of the lesson)."""
+    return RENDERERS[directive.name](directive, ctx)
+
+
+# -- @lab ----------------------------------------------------------------------------------------
+
+LAB_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # the embed's speed choices
+LAB_OPS = ("sum", "prod", "max", "min", "avg")
+LAB_PARAMS = {
+    # name: (check, passed to the engine when validating, what is allowed)
+    "ranks": (lambda v: _int_in(v, 2, LAB_MAX_RANKS), True, f"2..{LAB_MAX_RANKS}"),
+    "elements": (lambda v: _int_in(v, 1, LAB_MAX_ELEMENTS), True, f"1..{LAB_MAX_ELEMENTS}"),
+    "op": (lambda v: v in LAB_OPS, True, ", ".join(LAB_OPS)),
+    "root": (lambda v: _int_in(v, 0, LAB_MAX_RANKS - 1), True, "a rank number"),
+    "ranks_per_node": (lambda v: _int_in(v, 1, LAB_MAX_RANKS), True, "a divisor of ranks"),
+    "autoplay": (lambda v: v in ("0", "1"), False, "0 or 1"),
+    "loop": (lambda v: v in ("0", "1"), False, "0 or 1"),
+    "speed": (lambda v: _float_in(v, LAB_SPEEDS), False, ", ".join(f"{s:g}" for s in LAB_SPEEDS)),
+    "theme": (lambda v: v in ("light", "dark"), False, "light or dark"),
+}
+
+
+def render_lab(d: Directive, ctx: Context) -> str:
+    """An <iframe> of the lab's embed view, a caption, and a link to open it in the lab."""
+    from app.collectives import CollectiveError, catalog, simulate
+
+    collective, slash, algorithm = d.target.partition("/")
+    entries = {(c["collective"], c["algorithm"]): c for c in catalog()}
+    if not slash or (collective, algorithm) not in entries:
+        known = ", ".join(f"{c}/{a}" for c, a in entries)
+        raise DirectiveError(f"@lab: unknown collective/algorithm {d.target!r}; known: {known}")
+    params = dict(d.params)
+    caption = params.pop("caption", None)
+    for key, value in params.items():
+        if key not in LAB_PARAMS:
+            raise DirectiveError(
+                f"@lab: unknown parameter {key!r}; allowed: caption, {', '.join(LAB_PARAMS)}"
+            )
+        check, _, allowed = LAB_PARAMS[key]
+        if not check(value):
+            raise DirectiveError(f"@lab: {key} must be {allowed}, got {value!r}")
+    # Run the engine once on these parameters, so a lesson never embeds a run that cannot start.
+    engine = {k: v for k, v in params.items() if LAB_PARAMS[k][1]}
+    ranks = int(engine.get("ranks", 8))
+    check = {k: (v if k == "op" else int(v)) for k, v in engine.items() if k != "ranks"}
+    check.setdefault("elements", 4 * ranks)
+    try:
+        simulate(collective, algorithm, ranks=ranks, **check)
+    except CollectiveError as exc:
+        raise DirectiveError(f"@lab {d.target}: {exc}") from None
+
+    query = urlencode(params)
+    src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
+    lab = urlencode({"collective": collective, "algorithm": algorithm, **engine})
+    name = f"{COLLECTIVE_TITLES.get(collective, collective)}, {algorithm.replace('_', ' ')}"
+    title = f"Live animation: {name}, {ranks} ranks"
+    text = caption or f"{name} on {ranks} ranks. {entries[(collective, algorithm)]['description']}"
+    ctx.live.append(f"lab:{collective}/{algorithm}")
+    return (
+        f'<figure class="live live-lab" data-live="lab">'
+        f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(title)}" '
+        f'loading="lazy"></iframe></div>'
+        f"<figcaption>{ctx.inline(text)} "
+        f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
+        f"</figure>"
+    )
+
+
+# -- @calc ---------------------------------------------------------------------------------------
+
+
+def render_calc(d: Directive, ctx: Context) -> str:
+    """An <iframe> of a calculator widget with its inputs preset."""
+    name = d.target
+    if not CALC_NAME.match(name):
+        raise DirectiveError(f"@calc: calculator names are [a-z0-9_]+, got {name!r}")
+    params = dict(d.params)
+    caption = params.pop("caption", None)
+    label = _check_calculator(name, {k: v for k, v in params.items() if k != "theme"})
+    query = urlencode(params)
+    src = f"/embed/calc/{name}" + (f"?{query}" if query else "")
+    sentence = label if label.endswith(("?", ".", "!")) else f"{label}."
+    text = caption or f"{sentence} Change the inputs; the numbers come from the cost model."
+    ctx.live.append(f"calc:{name}")
+    return (
+        f'<figure class="live live-calc" data-live="calc">'
+        f'<div class="live-frame"><iframe src="{escape(src)}" title="Calculator: {escape(label)}" '
+        f'loading="lazy"></iframe></div>'
+        f"<figcaption>{ctx.inline(text)} "
+        f'<a class="live-open" href="{escape(src)}">Open the calculator</a></figcaption>'
+        f"</figure>"
+    )
+
+
+def _check_calculator(name: str, params: dict[str, str]) -> str:
+    """Run the calculator once on these inputs, as its widget will; return its title."""
+    from app.costs import CostError
+    from app.costs.calculators import CALCULATORS
+    from app.costs.calculators.fields import BOOL, FLOAT, INT
+
+    spec = CALCULATORS.get(name)
+    if spec is None:
+        raise DirectiveError(f"@calc: no calculator {name!r}; there are {', '.join(CALCULATORS)}")
+    kinds = {f.name: f.kind for f in spec.fields}
+    values: dict[str, object] = {}
+    for key, text in params.items():
+        kind = kinds.get(key)
+        if kind is None:
+            raise DirectiveError(
+                f"@calc {name}: unknown input {key!r}; allowed: caption, theme, {', '.join(kinds)}"
+            )
+        if kind in (INT, FLOAT):
+            try:
+                values[key] = float(text)
+            except ValueError:
+                raise DirectiveError(
+                    f"@calc {name}: {key} must be a number, got {text!r}"
+                ) from None
+        elif kind == BOOL:
+            if text.lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no"):
+                raise DirectiveError(f"@calc {name}: {key} must be true or false, got {text!r}")
+            values[key] = text.lower() in ("1", "true", "on", "yes")
+        else:
+            values[key] = text
+    try:
+        spec(**values)
+    except CostError as exc:
+        raise DirectiveError(f"@calc {name}: {exc}") from None
+    return spec.title
+
+
+# -- @diagram ------------------------------------------------------------------------------------
+
+
+def render_diagram_directive(d: Directive, ctx: Context) -> str:
+    """An inline SVG drawn from data, with its caption."""
+    params = dict(d.params)
+    caption = params.pop("caption", None)
+    try:
+        diagram = render_diagram(d.target, params, ctx.uid())
+    except DiagramError as exc:
+        raise DirectiveError(f"@diagram: {exc}") from None
+    return (
+        f'<figure class="diagram-figure">{diagram.svg}'
+        f"<figcaption>{ctx.inline(caption or diagram.caption)}</figcaption></figure>"
+    )
+
+
+# -- @quiz ---------------------------------------------------------------------------------------
+
+
+def render_quiz(d: Directive, ctx: Context) -> str:
+    """The lesson's self-check questions from lessons/quizzes/<slug>.yaml."""
+    slug = d.target
+    if slug not in ctx.course.entries:
+        raise DirectiveError(f"@quiz: {slug!r} is not a lesson slug in course.yaml")
+    params = dict(d.params)
+    count = params.pop("count", None)
+    if params:
+        raise DirectiveError(f"@quiz: unknown parameter(s) {sorted(params)}; allowed: count")
+    if count is not None and not _int_in(count, 1, 50):
+        raise DirectiveError(f"@quiz: count must be an integer in 1..50, got {count!r}")
+    try:
+        questions = load_quiz(ctx.quiz_dir / f"{slug}.yaml", ctx.course)
+    except LessonError as exc:
+        raise DirectiveError(f"@quiz: {exc}") from None
+    if count is not None:
+        questions = questions[: int(count)]
+    return render_self_check(slug, questions, ctx.markdown, ctx.inline)
+
+
+RENDERERS: dict[str, Callable[[Directive, Context], str]] = {
+    "lab": render_lab,
+    "calc": render_calc,
+    "diagram": render_diagram_directive,
+    "quiz": render_quiz,
+}
+
+
+def _int_in(value: str, low: int, high: int) -> bool:
+    return bool(re.fullmatch(r"-?[0-9]+", value)) and low <= int(value) <= high
+
+
+def _float_in(value: str, allowed: tuple[float, ...]) -> bool:
+    try:
+        return float(value) in allowed
+    except ValueError:
+        return False

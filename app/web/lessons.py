@@ -1,0 +1,92 @@
+"""Lesson pages: the course index, one page per lesson, and search over the course."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+from markupsafe import Markup
+
+from app.lessons import Library
+from app.lessons.library import MAX_QUERY
+from app.lessons.render import render_fragment
+
+bp = Blueprint("lessons", __name__)
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION_KEY = "collective_lab.lessons"
+
+
+def library() -> Library:
+    """Return this app's lesson library (LESSONS_DIR, default ./lessons), refreshed."""
+    lib = current_app.extensions.get(EXTENSION_KEY)
+    if lib is None:
+        directory = current_app.config.get("LESSONS_DIR") or ROOT / "lessons"
+        lib = current_app.extensions[EXTENSION_KEY] = Library(Path(directory))
+    return lib.refresh()
+
+
+@bp.app_template_filter("lesson_inline")
+def lesson_inline(text: str) -> Markup:
+    """Render one line of lesson Markdown (code, math) from front matter, sanitized."""
+    try:
+        return Markup(render_fragment(text, inline=True))
+    except ValueError:  # bad math: render_lesson reports it; the page shows the source
+        return Markup.escape(text)
+
+
+@bp.get("/lessons/")
+def index():
+    """List the course by section, with search and progress marks."""
+    lib = library()
+    query = request.args.get("q", "").strip()[:MAX_QUERY]
+    results = [hit.as_json() for hit in lib.search(query)] if query else None
+    return render_template(
+        "lessons/index.html",
+        sections=lib.sections(),
+        total=len(lib.lessons),
+        planned=len(lib.course.entries),
+        query=query,
+        results=results,
+    )
+
+
+@bp.get("/lessons/<slug>")
+def lesson(slug: str):
+    """Show one lesson; an unknown or unwritten slug gets a 404 page."""
+    lib = library()
+    found = lib.lesson(slug)
+    if found is None:
+        entry = lib.course.entries.get(slug)
+        return (
+            render_template(
+                "lessons/not_found.html",
+                slug=slug,
+                entry=entry,
+                problem=lib.errors.get(slug),
+                sections=lib.sections(),
+            ),
+            404,
+        )
+    instructor = request.args.get("instructor") == "1"
+    previous, following = lib.neighbours(slug)
+    prerequisites = [(s, lib.lesson(s)) for s in found.prerequisites]
+    return render_template(
+        "lessons/lesson.html",
+        lesson=found,
+        page=lib.rendered(slug, instructor),
+        instructor=instructor,
+        previous=previous,
+        following=following,
+        prerequisites=prerequisites,
+    )
+
+
+@bp.get("/api/lessons/search")
+def search():
+    """Search lesson titles, tags, headings and summaries; JSON, best match first."""
+    query = request.args.get("q", "")
+    if len(query) > MAX_QUERY:
+        return jsonify(error=f"q: at most {MAX_QUERY} characters"), 400
+    hits = library().search(query.strip())
+    return jsonify(query=query.strip(), results=[hit.as_json() for hit in hits])

@@ -1,0 +1,216 @@
+// Lessons: progress marks kept in this browser (localStorage), "mark as done", clearing them,
+// live search on the index, and the table of contents on a lesson page. No data leaves the
+// browser except the search query, which goes to this app's /api/lessons/search.
+(function () {
+  "use strict";
+
+  const STORE_KEY = "collective-lab.lessons.progress.v1";
+
+  // -- progress: {slug: {visited: ISO time, done: bool}} --------------------------------------
+  const Progress = {
+    read() {
+      try {
+        const data = JSON.parse(window.localStorage.getItem(STORE_KEY) || "{}");
+        return data && typeof data === "object" ? data : {};
+      } catch (err) {
+        return {}; // storage blocked or corrupt: behave as a first visit
+      }
+    },
+    write(data) {
+      try {
+        window.localStorage.setItem(STORE_KEY, JSON.stringify(data));
+      } catch (err) {
+        /* private mode or quota: progress simply is not kept */
+      }
+    },
+    update(slug, change) {
+      const data = this.read();
+      data[slug] = Object.assign({}, data[slug], change);
+      this.write(data);
+      return data[slug];
+    },
+    clear() {
+      try { window.localStorage.removeItem(STORE_KEY); } catch (err) { /* nothing kept anyway */ }
+    },
+  };
+
+  function statusOf(entry) {
+    if (entry && entry.done) return "done";
+    if (entry && entry.visited) return "visited";
+    return "new";
+  }
+
+  // -- the index page ---------------------------------------------------------------------------
+  function showIndexProgress(root) {
+    const data = Progress.read();
+    const items = root.querySelectorAll(".lesson-item[data-slug]");
+    let done = 0;
+    let visited = 0;
+    items.forEach((item) => {
+      const status = statusOf(data[item.dataset.slug]);
+      item.dataset.progress = status;
+      const mark = item.querySelector('[data-role="progress-mark"]');
+      const text = item.querySelector('[data-role="progress-text"]');
+      mark.textContent = status === "done" ? "✓" : status === "visited" ? "•" : "";
+      mark.title = status === "done" ? "Done" : status === "visited" ? "Visited" : "Not started";
+      text.textContent = status === "done" ? " (done)" : status === "visited" ? " (visited)" : "";
+      if (status === "done") done += 1;
+      if (status !== "new") visited += 1;
+    });
+    const summary = root.querySelector('[data-role="progress-summary"]');
+    const clear = root.querySelector('[data-role="clear-progress"]');
+    if (summary) {
+      summary.textContent = `${done} of ${items.length} lessons done, ${visited} visited.`;
+    }
+    if (clear) clear.hidden = visited === 0;
+  }
+
+  function initIndex(root) {
+    showIndexProgress(root);
+    const clear = root.querySelector('[data-role="clear-progress"]');
+    if (clear) {
+      clear.addEventListener("click", () => {
+        if (!window.confirm("Forget which lessons you visited and finished?")) return;
+        Progress.clear();
+        showIndexProgress(root);
+      });
+    }
+    initSearch(root);
+    // Coming back with the browser's Back button shows fresh marks.
+    window.addEventListener("pageshow", () => showIndexProgress(root));
+  }
+
+  // -- search -----------------------------------------------------------------------------------
+  function renderHits(box, query, payload) {
+    box.replaceChildren();
+    box.hidden = false;
+    const hits = payload.results || [];
+    const note = document.createElement("p");
+    note.className = "muted";
+    note.textContent = hits.length
+      ? `${hits.length} lesson${hits.length === 1 ? "" : "s"} match “${query}”.`
+      : `No lesson matches “${query}”.`;
+    box.appendChild(note);
+    if (!hits.length) return;
+    const list = document.createElement("ol");
+    list.className = "search-hits";
+    hits.forEach((hit) => {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = hit.url;
+      a.textContent = hit.title;
+      const section = document.createElement("span");
+      section.className = "muted";
+      section.textContent = ` · ${hit.section}`;
+      li.append(a, section);
+      if (hit.headings.length) {
+        const sub = document.createElement("ul");
+        hit.headings.forEach((h) => {
+          const hl = document.createElement("li");
+          const ha = document.createElement("a");
+          ha.href = h.url;
+          ha.textContent = h.text;
+          hl.appendChild(ha);
+          sub.appendChild(hl);
+        });
+        li.appendChild(sub);
+      }
+      list.appendChild(li);
+    });
+    box.appendChild(list);
+  }
+
+  function initSearch(root) {
+    const form = root.querySelector("form[data-search-url]");
+    const input = form && form.querySelector('input[name="q"]');
+    const box = root.querySelector('[data-role="search-results"]');
+    if (!form || !input || !box) return;
+    let timer = null;
+    let latest = 0;
+    async function run() {
+      const query = input.value.trim();
+      const ticket = ++latest;
+      const url = new URL(window.location.href);
+      if (query) url.searchParams.set("q", query); else url.searchParams.delete("q");
+      window.history.replaceState(null, "", url);
+      if (!query) {
+        box.hidden = true;
+        box.replaceChildren();
+        return;
+      }
+      try {
+        const response = await fetch(`${form.dataset.searchUrl}?q=${encodeURIComponent(query)}`);
+        const payload = await response.json();
+        if (ticket !== latest) return; // a newer query is on its way
+        if (!response.ok) throw new Error(payload.error || response.statusText);
+        renderHits(box, query, payload);
+      } catch (err) {
+        if (ticket !== latest) return;
+        box.hidden = false;
+        box.textContent = `Search failed: ${err.message}`;
+      }
+    }
+    input.addEventListener("input", () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(run, 150);
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      window.clearTimeout(timer);
+      run();
+    });
+  }
+
+  // -- a lesson page ----------------------------------------------------------------------------
+  function initLesson(article) {
+    const slug = article.dataset.slug;
+    const entry = Progress.update(slug, { visited: new Date().toISOString() });
+    const button = article.querySelector('[data-role="mark-done"]');
+    if (button) {
+      const show = (done) => {
+        button.setAttribute("aria-pressed", done ? "true" : "false");
+        button.textContent = done ? "✓ Done" : "Mark as done";
+        button.classList.toggle("primary", !done);
+      };
+      show(!!entry.done);
+      button.hidden = false;
+      button.addEventListener("click", () => {
+        const now = Progress.update(slug, { done: !(Progress.read()[slug] || {}).done });
+        show(!!now.done);
+      });
+    }
+    initToc(article);
+  }
+
+  function initToc(article) {
+    const toc = article.querySelector('[data-role="toc"]');
+    if (!toc) return;
+    if (window.matchMedia("(max-width: 900px)").matches) toc.open = false;
+    const links = new Map();
+    toc.querySelectorAll('a[href^="#"]').forEach((a) => {
+      links.set(decodeURIComponent(a.getAttribute("href").slice(1)), a);
+    });
+    const headings = Array.from(links.keys())
+      .map((id) => document.getElementById(id))
+      .filter(Boolean);
+    if (!headings.length || !("IntersectionObserver" in window)) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        entries.forEach((e) => {
+          if (!e.isIntersecting) return;
+          links.forEach((a) => a.removeAttribute("aria-current"));
+          const link = links.get(e.target.id);
+          if (link) link.setAttribute("aria-current", "location");
+        });
+      },
+      { rootMargin: "0px 0px -70% 0px" },
+    );
+    headings.forEach((h) => observer.observe(h));
+  }
+
+  // -- start ------------------------------------------------------------------------------------
+  const article = document.querySelector('[data-role="lesson"][data-slug]');
+  if (article) initLesson(article);
+  const course = document.querySelector('[data-role="course"]');
+  if (course) initIndex(course);
+})();

@@ -1,0 +1,147 @@
+"""Lessons in real Chromium: index → lesson → its animation plays → next lesson; progress marks,
+search, a phone and a printer; and every written lesson's live elements load."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from app import create_app
+from tests.conftest import LiveServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "lessons" / "fixtures"
+REAL_FILES = sorted((ROOT / "lessons").glob("*.md"))
+STEP = re.compile(r"step (\d+) of (\d+)")
+
+
+@pytest.fixture(scope="module")
+def course_server():
+    """The app serving the two fixture lessons."""
+    app = create_app({"TESTING": True, "LESSONS_DIR": str(FIXTURES)})
+    with LiveServer(app) as server:
+        yield server
+
+
+def counter_in(page, frame_selector: str):
+    frame = page.locator(frame_selector)
+    frame.scroll_into_view_if_needed()
+    return page.frame_locator(frame_selector).locator('[data-role="counter"]')
+
+
+def test_index_to_lesson_to_animation_to_next_lesson(page, course_server):
+    page.goto(f"{course_server.url}/lessons/")
+    page.get_by_role("link", name="Ring basics").click()
+    expect(page).to_have_url(f"{course_server.url}/lessons/ring-basics")
+    expect(page.locator("h1")).to_have_text("Ring basics")
+
+    # The @lab frame autoplays ring allreduce on 4 ranks: 6 steps, counted inside the frame.
+    counter = counter_in(page, "figure.live-lab iframe")
+    expect(counter).to_have_text(re.compile(r"step [1-6] of 6"), timeout=20_000)
+    first = int(STEP.search(counter.inner_text()).group(1))
+    expect(counter).not_to_have_text(f"step {first} of 6", timeout=10_000)  # it moves on its own
+
+    page.locator("nav.lesson-pager a[rel=next]").click()
+    expect(page).to_have_url(f"{course_server.url}/lessons/tree-basics")
+    expect(page.locator("h1")).to_have_text("Tree basics")
+    assert page.console_errors == []
+
+
+def test_progress_marks_mark_as_done_and_clear(page, course_server):
+    page.goto(f"{course_server.url}/lessons/ring-basics")
+    button = page.locator('[data-role="mark-done"]')
+    expect(button).to_have_text("Mark as done")
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+    expect(button).to_have_text("✓ Done")
+
+    page.goto(f"{course_server.url}/lessons/")
+    ring = page.locator('.lesson-item[data-slug="ring-basics"]')
+    tree = page.locator('.lesson-item[data-slug="tree-basics"]')
+    expect(ring).to_have_attribute("data-progress", "done")
+    expect(ring.locator('[data-role="progress-mark"]')).to_have_text("✓")
+    expect(tree).to_have_attribute("data-progress", "new")
+    summary = page.locator('[data-role="progress-summary"]')
+    expect(summary).to_have_text("1 of 2 lessons done, 1 visited.")
+
+    page.goto(f"{course_server.url}/lessons/tree-basics")
+    page.goto(f"{course_server.url}/lessons/")
+    expect(tree).to_have_attribute("data-progress", "visited")
+    expect(tree.locator('[data-role="progress-mark"]')).to_have_text("•")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator('[data-role="clear-progress"]').click()
+    expect(summary).to_have_text("0 of 2 lessons done, 0 visited.")
+    expect(ring).to_have_attribute("data-progress", "new")
+    expect(page.locator('[data-role="clear-progress"]')).to_be_hidden()
+    assert page.console_errors == []
+
+
+def test_search_box_finds_lessons_and_headings_as_you_type(page, course_server):
+    page.goto(f"{course_server.url}/lessons/")
+    page.get_by_label("Search titles, headings and tags").fill("recursive doubling")
+    results = page.locator('[data-role="search-results"]')
+    expect(results).to_be_visible()
+    expect(results.get_by_role("link", name="Tree basics")).to_have_attribute(
+        "href", "/lessons/tree-basics"
+    )
+    expect(results.get_by_role("link", name="Recursive doubling")).to_have_attribute(
+        "href", "/lessons/tree-basics#recursive-doubling"
+    )
+    page.get_by_label("Search titles, headings and tags").fill("zzzz")
+    expect(results).to_contain_text("No lesson matches “zzzz”.")
+    assert page.console_errors == []
+
+
+def test_a_lesson_fits_a_phone(browser, course_server):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{course_server.url}/lessons/tree-basics")
+        expect(page.locator("h1")).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width}px wide on a 390px phone"
+        assert page.locator('[data-role="toc"]').get_attribute("open") is None  # folded away
+    finally:
+        context.close()
+
+
+def test_printing_replaces_frames_by_their_links(page, course_server):
+    page.goto(f"{course_server.url}/lessons/ring-basics")
+    page.emulate_media(media="print")
+    expect(page.locator("figure.live-lab iframe")).to_be_hidden()
+    link = page.locator("figure.live-lab a.live-open")
+    expect(link).to_be_visible()
+    after = page.evaluate("el => getComputedStyle(el, '::after').content", link.element_handle())
+    assert "/lab?collective=allreduce" in after
+    expect(page.locator("nav.lesson-toc")).to_be_hidden()
+    expect(page.locator("figure.diagram-figure svg").first).to_be_visible()
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=[p.stem for p in REAL_FILES])
+def test_every_live_element_of_a_written_lesson_loads(page, live_server, path):
+    statuses = {}
+    page.on("response", lambda r: "/embed/" in r.url and statuses.__setitem__(r.url, r.status))
+    page.goto(f"{live_server.url}/lessons/{path.stem}")
+    frames = page.locator("figure.live iframe")
+    assert frames.count() > 0, f"lessons/{path.name} has no live element"
+    for i in range(frames.count()):
+        frame = frames.nth(i)
+        frame.scroll_into_view_if_needed()
+        src = frame.get_attribute("src")
+        if src.startswith("/embed/calc/"):
+            expect(page.frame_locator(f'iframe[src="{src}"]').locator("body")).not_to_be_empty()
+        else:
+            counter = (
+                page.frame_locator("figure.live iframe").nth(i).locator('[data-role="counter"]')
+            )
+            # sim_start arrived: the engine ran these parameters and the player knows the steps.
+            expect(counter).to_have_text(re.compile(r"step \d+ of [1-9]\d*"), timeout=20_000)
+    bad = {url: status for url, status in statuses.items() if status != 200}
+    assert bad == {}
+    assert page.console_errors == []

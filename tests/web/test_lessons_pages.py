@@ -1,0 +1,233 @@
+"""Lesson pages: the index, a lesson, 404s and search, on the fixture course and the real one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from app import create_app
+from tests.lessons.htmltools import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "lessons" / "fixtures"
+REAL_FILES = sorted((ROOT / "lessons").glob("*.md"))
+
+
+@pytest.fixture
+def fixture_client():
+    return create_app({"TESTING": True, "LESSONS_DIR": str(FIXTURES)}).test_client()
+
+
+def page(client, url: str, status: int = 200):
+    response = client.get(url)
+    assert response.status_code == status, response.get_data(as_text=True)[:500]
+    return parse(response.get_data(as_text=True))
+
+
+# -- the index -----------------------------------------------------------------------------------
+
+
+def test_index_groups_lessons_by_section_in_course_order(fixture_client):
+    doc = page(fixture_client, "/lessons/")
+    sections = doc.find_all("section", class_="course-section")
+    assert [s.find("h2").text for s in sections] == ["1. Basics", "2. Trees"]
+    items = doc.find_all("li", class_="lesson-item")
+    assert [i.attrs["data-slug"] for i in items] == ["ring-basics", "tree-basics"]
+    ring = items[0]
+    assert ring.find("a").attrs["href"] == "/lessons/ring-basics"
+    assert ring.find("a").text == "Ring basics"
+    assert ring.find("p", class_="lesson-summary").text.startswith("How a ring of ranks")
+    assert ring.find("span", class_="minutes").text == "6 min read"
+    assert [a.attrs["href"] for a in ring.find_all("a", class_="tag")] == [
+        "/quiz?tags=ring-allreduce",
+        "/quiz?tags=allreduce",
+    ]
+    assert ring.find("span", data_role="progress-mark") is not None
+
+
+def test_a_lesson_without_a_file_is_not_listed(fixture_client):
+    doc = page(fixture_client, "/lessons/")
+    assert "not-written-yet" not in [a.attrs.get("href", "") for a in doc.find_all("a")]
+    assert "2 lessons of 3 planned." in doc.find("span", data_role="progress-summary").text
+
+
+def test_index_has_a_search_form_and_a_clear_progress_button(fixture_client):
+    doc = page(fixture_client, "/lessons/")
+    form = doc.find("form", role="search")
+    assert (
+        form.attrs["action"] == "/lessons/"
+        and form.attrs["data-search-url"] == "/api/lessons/search"
+    )
+    assert form.find("input", name="q") is not None
+    assert doc.find("button", data_role="clear-progress") is not None
+    assert doc.find("script", src="/static/js/lessons.js") is not None
+
+
+def test_search_works_without_javascript(fixture_client):
+    doc = page(fixture_client, "/lessons/?q=recursive+doubling")
+    results = doc.find("div", data_role="search-results")
+    assert "hidden" not in results.attrs
+    assert [a.attrs["href"] for a in results.find_all("a")] == [
+        "/lessons/tree-basics",
+        "/lessons/tree-basics#recursive-doubling",
+    ]
+    none = page(fixture_client, "/lessons/?q=zzzz").find("div", data_role="search-results")
+    assert "No lesson matches" in none.text
+
+
+def test_lessons_without_a_slash_redirects_to_the_index(fixture_client):
+    response = fixture_client.get("/lessons")
+    assert response.status_code in (301, 308)
+    assert urlsplit(response.headers["Location"]).path == "/lessons/"
+
+
+# -- a lesson ------------------------------------------------------------------------------------
+
+
+def test_lesson_page_has_every_part(fixture_client):
+    doc = page(fixture_client, "/lessons/ring-basics")
+    article = doc.find("article", data_role="lesson")
+    assert article.attrs["data-slug"] == "ring-basics"
+    assert article.find("h1").text == "Ring basics"
+    header = article.find("header", class_="lesson-header")
+    assert (
+        header.find("p", class_="lede").text == "How a ring of ranks sums a vector in two phases."
+    )
+    assert header.find("span", class_="minutes").text == "6 min read"
+    assert [a.text for a in header.find_all("a", class_="tag")] == ["ring-allreduce", "allreduce"]
+    assert header.find("button", data_role="mark-done").text == "Mark as done"
+    objectives = article.find("aside", class_="callout-objectives")
+    assert "Count the steps of ring allreduce." in objectives.text
+    key_points = article.find_all("aside", class_="callout-key-points")[-1]
+    assert key_points.find("math") is not None  # $2(p-1)$ rendered as MathML
+    reading = article.find("section", class_="further-reading")
+    assert reading.find("a").attrs["href"] == "https://doi.org/10.1016/j.jpdc.2008.09.002"
+    assert "A source without a link" in reading.text
+
+
+def test_table_of_contents_links_to_the_anchored_headings(fixture_client):
+    doc = page(fixture_client, "/lessons/ring-basics")
+    toc = doc.find("nav", class_="lesson-toc")
+    links = [a.attrs["href"] for a in toc.find_all("a")]
+    assert links == ["#two-phases", "#reduce-scatter", "#in-code", "#check-yourself"]
+    body = doc.find("div", class_="lesson-body")
+    for href in links:
+        assert body.find(id=href[1:]) is not None
+
+
+def test_lesson_body_has_its_live_elements(fixture_client):
+    doc = page(fixture_client, "/lessons/ring-basics")
+    body = doc.find("div", class_="lesson-body")
+    frame = body.find("figure", class_="live-lab").find("iframe")
+    assert (
+        frame.attrs["src"] == "/embed/allreduce/ring?ranks=4&elements=8&autoplay=1&loop=1&speed=2"
+    )
+    assert body.find("figure", class_="diagram-figure").find("svg").attrs["role"] == "img"
+    assert body.find("section", class_="self-check") is not None
+    assert body.find("details", class_="solution") is not None
+    assert body.find("div", class_="render-error") is None
+
+
+def test_previous_next_and_prerequisites_follow_the_course(fixture_client):
+    first = page(fixture_client, "/lessons/ring-basics")
+    pager = first.find("nav", class_="lesson-pager")
+    assert pager.find("a", rel="prev") is None
+    assert pager.find("a", rel="next").attrs["href"] == "/lessons/tree-basics"
+    second = page(fixture_client, "/lessons/tree-basics")
+    assert second.find("nav", class_="lesson-pager").find("a", rel="prev").attrs["href"] == (
+        "/lessons/ring-basics"
+    )
+    assert second.find("nav", class_="lesson-pager").find("a", rel="next") is None
+    prereq = second.find("p", class_="prerequisites").find("a")
+    assert (prereq.attrs["href"], prereq.text) == ("/lessons/ring-basics", "Ring basics")
+
+
+def test_instructor_notes_show_only_with_instructor_1(fixture_client):
+    learner = page(fixture_client, "/lessons/ring-basics")
+    assert learner.find("aside", class_="callout-instructor") is None
+    teacher = page(fixture_client, "/lessons/ring-basics?instructor=1")
+    assert "Ask the room" in teacher.find("aside", class_="callout-instructor").text
+    assert teacher.find("p", class_="instructor-banner") is not None
+
+
+@pytest.mark.parametrize(
+    ("slug", "says"),
+    [
+        ("no-such-lesson", "There is no lesson called “no-such-lesson”."),
+        ("not-written-yet", "is in the course outline but has not been written yet"),
+        ("<script>", "There is no lesson called “<script>”."),
+    ],
+)
+def test_unknown_or_unwritten_slug_is_a_404_page(fixture_client, slug, says):
+    response = fixture_client.get(f"/lessons/{slug}")
+    assert response.status_code == 404
+    assert "<script>" not in response.get_data(as_text=True).split("<main", 1)[1]
+    doc = parse(response.get_data(as_text=True))
+    assert says in doc.find("main").text
+    assert doc.find("a", class_="button").attrs["href"] == "/lessons/"
+
+
+def test_a_broken_lesson_file_is_a_404_that_names_the_problem(tmp_path):
+    import shutil
+
+    shutil.copytree(FIXTURES, tmp_path / "lessons")
+    path = tmp_path / "lessons" / "tree-basics.md"
+    path.write_text(path.read_text().replace("tags: [trees, topology]", "tags: [treez]"))
+    client = create_app({"TESTING": True, "LESSONS_DIR": str(tmp_path / "lessons")}).test_client()
+    doc = page(client, "/lessons/tree-basics", status=404)
+    assert "field 'tags': 'treez' is not in course.yaml's tag vocabulary" in doc.find("pre").text
+    assert [
+        i.attrs["data-slug"] for i in page(client, "/lessons/").find_all("li", class_="lesson-item")
+    ] == ["ring-basics"]
+
+
+# -- search API ----------------------------------------------------------------------------------
+
+
+def test_search_api_returns_ranked_lessons_with_heading_links(fixture_client):
+    data = fixture_client.get("/api/lessons/search?q=ring").get_json()
+    assert data["query"] == "ring"
+    assert [r["slug"] for r in data["results"]] == ["ring-basics", "tree-basics"]
+    assert data["results"][0]["url"] == "/lessons/ring-basics"
+    hit = fixture_client.get("/api/lessons/search?q=reduce-scatter").get_json()["results"][0]
+    assert hit["headings"] == [
+        {
+            "id": "reduce-scatter",
+            "text": "Reduce-scatter",
+            "url": "/lessons/ring-basics#reduce-scatter",
+        }
+    ]
+    assert fixture_client.get("/api/lessons/search?q=").get_json()["results"] == []
+
+
+def test_search_api_rejects_an_overlong_query(fixture_client):
+    response = fixture_client.get("/api/lessons/search?q=" + "x" * 201)
+    assert response.status_code == 400
+    assert response.get_json() == {"error": "q: at most 200 characters"}
+
+
+# -- the real course -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=[p.stem for p in REAL_FILES])
+def test_every_lesson_renders_at_its_url_with_live_elements_that_load(client, path):
+    doc = page(client, f"/lessons/{path.stem}")
+    body = doc.find("div", class_="lesson-body")
+    assert body.find("div", class_="render-error") is None, body.find(
+        "div", class_="render-error"
+    ).text
+    frames = body.find_all("iframe")
+    assert frames, f"lessons/{path.name} has no live element"
+    for frame in frames:
+        src = frame.attrs["src"]
+        assert src.startswith(("/embed/", "/embed/calc/"))
+        response = client.get(src)
+        assert response.status_code == 200, f"lessons/{path.name}: {src} -> {response.status_code}"
+
+
+def test_the_real_index_lists_every_written_lesson(client):
+    doc = page(client, "/lessons/")
+    listed = [i.attrs["data-slug"] for i in doc.find_all("li", class_="lesson-item")]
+    assert sorted(listed) == sorted(p.stem for p in REAL_FILES)
