@@ -29,7 +29,10 @@ def main(argv: list[str] | None = None) -> None:
         )
     except KeyboardInterrupt:
         pass
-    print("Collective Lab stopped.", flush=True)
+    finally:
+        # Streams run in daemon threads; tell them to stop emitting before the process ends.
+        stopped = app.extensions["lab_runs"].cancel_all()
+        print(f"Collective Lab stopped ({stopped} running simulations cancelled).", flush=True)
 
 
 if __name__ == "__main__":

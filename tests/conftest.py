@@ -39,9 +39,14 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+# Rate limits have their own tests (tests/web/test_limits.py); elsewhere a test may send
+# thousands of requests from one address, so the API bucket is made deep enough.
+TEST_CONFIG = {"TESTING": True, "API_BURST": 1_000_000}
+
+
 @pytest.fixture
 def app():
-    return create_app({"TESTING": True})
+    return create_app(TEST_CONFIG)
 
 
 @pytest.fixture
@@ -77,7 +82,7 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_server():
-    app = create_app({"TESTING": True})
+    app = create_app(TEST_CONFIG)
     with LiveServer(app) as server:
         yield server
 

@@ -6,6 +6,7 @@ Defaults are loaded first, then environment variables prefixed `COLLECTIVE_LAB_`
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 
@@ -43,7 +44,48 @@ SETTINGS = (
         "",
         "Space-separated origins allowed to open a Socket.IO connection; empty means same origin.",
     ),
+    Setting(
+        "LESSONS_DIR",
+        None,
+        "Folder holding course.yaml, the lesson Markdown and quizzes/; unset: the repository's "
+        "lessons/.",
+    ),
     Setting("MAX_CONTENT_LENGTH", 256 * 1024, "Largest HTTP request body, in bytes."),
+    Setting(
+        "MAX_SOCKET_MESSAGE_BYTES",
+        64 * 1024,
+        "Largest Socket.IO message a client may send, in bytes (max_http_buffer_size).",
+    ),
+    Setting(
+        "MAX_ACTIVE_RUNS",
+        256,
+        "Most lab simulations streaming at once, over all clients; past it `simulate` is "
+        "answered 'server busy, retry in 2 s'. Each run holds at most LAB_MAX_CELLS values.",
+    ),
+    Setting(
+        "SIMULATE_RATE_PER_S",
+        5.0,
+        "Sustained `simulate` requests per second per connection (a token bucket).",
+    ),
+    Setting("SIMULATE_BURST", 20, "`simulate` requests a connection may send at once."),
+    Setting("API_RATE_PER_S", 50.0, "Sustained /api/ requests per second per client address."),
+    Setting("API_BURST", 200, "/api/ requests a client address may send at once."),
+    Setting(
+        "STATIC_MAX_AGE_S",
+        3600,
+        "Cache lifetime of /static/ files; vendored libraries, whose names carry their "
+        "version, are cached for a year.",
+    ),
+    Setting(
+        "SECRET_KEY",
+        secrets.token_hex(32),
+        "Key that signs quiz questions (the numbers drawn for numeric and predict questions, "
+        "and option ids) so answers are graded on the server without trusting the browser. "
+        "Unset, it is random per process: questions fetched before a restart can no longer be "
+        "graded, and several worker processes cannot share questions. Set it "
+        "(COLLECTIVE_LAB_SECRET_KEY, a long random string) when serving with more than one "
+        "process. Not needed for a single `make run` server.",
+    ),
 )
 
 

@@ -27,9 +27,11 @@ from flask import Flask
 from app.collectives import CollectiveError, simulate
 
 from . import params, serialize
+from .limits import RateLimited, TokenBuckets
 
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
+BUSY_RETRY_S = 2  # what a client is told to wait when every run slot is taken
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +63,31 @@ class Run:
             return True
 
 
+class ServerBusy(Exception):
+    """Every run slot is taken; the client should retry in a moment."""
+
+
 class RunRegistry:
     """Every run whose task has not ended, and each client's current run; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_active: int) -> None:
+        self.max_active = max_active
         self._lock = threading.Lock()
         self._current: dict[str, Run] = {}  # sid -> the run it started last
         self._live: dict[str, Run] = {}  # run_id -> run, until its task ends
 
     def start(self, sid: str) -> Run:
-        """Register a new run for `sid`, cancelling the run it replaces."""
+        """Register a new run for `sid`, cancelling the run it replaces; raise ServerBusy."""
         run = Run(sid)
         with self._lock:
             previous = self._current.get(sid)
+            # The run this one replaces stops at its next step; it does not hold a slot.
+            active = len(self._live) - (previous is not None and previous.run_id in self._live)
+            if active >= self.max_active:
+                raise ServerBusy(
+                    f"server busy: {self.max_active} simulations are running; "
+                    f"retry in {BUSY_RETRY_S} s"
+                )
             self._current[sid] = run
             self._live[run.run_id] = run
         if previous is not None:
@@ -98,6 +112,15 @@ class RunRegistry:
             if self._current.get(run.sid) is run:
                 del self._current[run.sid]
 
+    def cancel_all(self) -> int:
+        """Cancel every run (the server is shutting down); return how many there were."""
+        with self._lock:
+            live = list(self._live.values())
+            self._current.clear()
+        for run in live:
+            run.cancel()
+        return len(live)
+
     def running(self) -> list[str]:
         """Return the ids of runs whose task has not ended yet."""
         with self._lock:
@@ -107,7 +130,7 @@ class RunRegistry:
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""
     app.wsgi_app = _no_delay(app.wsgi_app)
-    runs = RunRegistry()
+    runs = RunRegistry(app.config["MAX_ACTIVE_RUNS"])
     app.extensions["lab_runs"] = runs
     handlers = _Handlers(app, server, runs)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
@@ -140,6 +163,9 @@ class _Handlers:
         self.app = app
         self.server = server
         self.runs = runs
+        self.rate = TokenBuckets(
+            "simulate requests", app.config["SIMULATE_RATE_PER_S"], app.config["SIMULATE_BURST"]
+        )
 
     def simulate(self, sid: str, *args) -> dict:
         """Validate the parameters, replace the client's run with a new one, and ack its id."""
@@ -151,7 +177,13 @@ class _Handlers:
             )
         except params.ParamError as e:
             return {"ok": False, "error": str(e)}
-        run = self.runs.start(sid)
+        try:
+            self.rate.take(sid)
+            run = self.runs.start(sid)
+        except RateLimited as e:
+            return {"ok": False, "error": str(e), "retry_after_s": round(e.retry_after_s, 3)}
+        except ServerBusy as e:
+            return {"ok": False, "error": str(e), "retry_after_s": BUSY_RETRY_S}
         self.server.start_background_task(_stream, self.server, self.runs, run, p)
         return {"ok": True, "run_id": run.run_id}
 
@@ -164,8 +196,9 @@ class _Handlers:
         return {"ok": True, "cancelled": self.runs.cancel(sid, run_id)}
 
     def disconnect(self, sid: str, reason: str | None = None) -> None:
-        """Cancel the run of a client that went away."""
+        """Cancel the run of a client that went away, and forget its rate bucket."""
         self.runs.cancel(sid)
+        self.rate.forget(sid)
 
 
 def _single(args: tuple, event: str) -> object:
