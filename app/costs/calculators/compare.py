@@ -35,7 +35,7 @@ MESSAGE = Field(
     high=MAX_MESSAGE_BYTES,
     unit="bytes",
     scale="log2",
-    help="M per REFERENCE § 1 (allgather: total output; reduce_scatter: total input).",
+    help="M as nccl-tests counts it: allgather the total output, reduce_scatter the total input.",
 )
 RANKS_PER_NODE = Field(
     "ranks_per_node",
@@ -195,7 +195,7 @@ def compare(**values) -> Result:
             "The alpha-beta model has no contention and no topology: it shows why latency-bound "
             "sizes favour few steps and bandwidth-bound sizes favour (p−1)/p bytes. Real "
             "libraries differ: NCCL implements only ring, trees, CollNet, NVLS and PAT "
-            "(REFERENCE § 3).",
+            "(see the lesson How NCCL really chooses).",
         ),
     )
 

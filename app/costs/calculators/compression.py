@@ -22,7 +22,7 @@ ERROR_FEEDBACK = (
     "Error feedback: each worker keeps what the compressor dropped, e = g − C(g), and adds it to "
     "the next step's gradient before compressing, so no part of the gradient is lost, only "
     "delayed. Top-k (DGC's residual accumulation) and PowerSGD need it to converge like "
-    "uncompressed SGD; 1-bit Adam uses the same error compensation (REFERENCE § 6 Q18-20)."
+    "uncompressed SGD; 1-bit Adam uses the same error compensation (Tang et al., ICML 2021)."
 )
 
 FIELDS = (
@@ -184,7 +184,7 @@ def compression(**values) -> Result:
             "allgather, the same volume per rank as a ring allreduce of the compressed size. "
             "Per-chunk scales are left out.",
             "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
-            "gradient (REFERENCE § 6 Q18).",
+            "gradient (Tang et al., ICML 2021).",
             "Compression costs compute (top-k selection, orthogonalization) that is not counted.",
         ),
     )

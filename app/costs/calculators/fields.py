@@ -157,7 +157,7 @@ def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[F
             high=1e5,
             low_inclusive=False,
             unit="gbs",
-            help="Per GPU, per direction (REFERENCE § 1), GB/s = 1e9 bytes/s.",
+            help="Per GPU, per direction; GB/s = 1e9 bytes/s, as nccl-tests counts.",
         ),
     )
 

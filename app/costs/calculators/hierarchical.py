@@ -96,7 +96,7 @@ def hierarchical(**values) -> Result:
         f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
         "network steps but sends all of M through one NIC per node. A flat ring does not send "
         "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
-        "(b)'s bandwidth (REFERENCE § 6 Q32-33)."
+        "(b)'s bandwidth."
     )
     stack_names = list(next(iter(splits.values())))
     return Result(

@@ -137,6 +137,6 @@ def moe(**values) -> Result:
         notes=(
             "Hierarchical all-to-all mainly cuts message count and latency; cross-node bytes "
             "fall only if tokens bound for several experts on one node are sent once "
-            "(REFERENCE § 6 Q38).",
+            "(see the lesson MoE All-to-All).",
         ),
     )

@@ -122,7 +122,7 @@ def parallelism_3d(**values) -> Result:
         + (f", while {by_bytes[0]} moves the most bytes" if by_bytes is not by_time else "")
         + ". Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
         "data-parallel gradient allreduce, which is why TP stays inside a node "
-        "(REFERENCE § 6 Q35)."
+        "(Shoeybi et al., Megatron-LM, 2019)."
     )
     total_gpus = tp * pp * dp
     return Result(

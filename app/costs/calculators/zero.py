@@ -211,7 +211,7 @@ def zero(**values) -> Result:
         ),
         notes=(
             "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
-            "REFERENCE gives its cross-node 0.25M.",
+            "its cross-node volume is 0.25M (Wang et al., ZeRO++, 2023).",
             "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
             "inter-node link, pairwise all-to-all for qgZ.",
         ),
