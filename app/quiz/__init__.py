@@ -1,0 +1,38 @@
+"""The interview-prep quiz: one question bank, graded on the server, with generated questions.
+
+- `bank`: load and check lessons/quizzes/*.yaml against the schema (`load_bank`, `current_bank`).
+- `generators`: numeric templates answered by `app.costs`; predict questions drawn from the engine.
+- `present`: a question's public form, with no answer in it.
+- `grading`: grade a submission and explain it.
+- `select`: pick the questions of one quiz or mock interview.
+- `tokens`: sign drawn parameters and make opaque option ids (HMAC with SECRET_KEY).
+
+Pure Python over `app.costs` and `app.collectives`; nothing here imports Flask.
+"""
+
+from .bank import (
+    DIFFICULTIES,
+    KINDS,
+    SEED_TOPICS,
+    Bank,
+    BankError,
+    Question,
+    current_bank,
+    load_bank,
+)
+from .grading import SubmissionError, grade
+from .present import public
+
+__all__ = [
+    "DIFFICULTIES",
+    "KINDS",
+    "SEED_TOPICS",
+    "Bank",
+    "BankError",
+    "Question",
+    "SubmissionError",
+    "current_bank",
+    "grade",
+    "load_bank",
+    "public",
+]

@@ -1,0 +1,89 @@
+"""What a learner sees before answering: a question's public form, with no answer in it.
+
+This is the one place that turns a bank question into JSON for the browser, so it is the place
+to audit: it copies ids, prompts, option texts, drawn parameters and their signature, and never
+`correct`, `why`, `explanation`, model answers, checklists, the items' right order or the pairs.
+Options, items and right-hand match items are shuffled, with ids that do not reveal the bank's
+order (`tokens.opaque_id`).
+"""
+
+from __future__ import annotations
+
+import random
+
+from . import generators, tokens
+from .bank import Bank, Question
+from .text import plain, render
+
+
+def option_ids(secret, q: Question, role: str, count: int) -> list[str]:
+    """Return the opaque ids of a question's options/items/right-hand items, in bank order."""
+    return [tokens.opaque_id(secret, q.id, role, i) for i in range(count)]
+
+
+def _shuffled(values: list, rng: random.Random, avoid_identity: bool = False) -> list:
+    out = list(values)
+    for _ in range(20):
+        rng.shuffle(out)
+        if not avoid_identity or out != list(values) or len(out) < 2:
+            break
+    return out
+
+
+def public(bank: Bank, q: Question, secret, rng: random.Random) -> dict:
+    """Return the question as the browser may see it before the learner answers."""
+    data = {
+        "id": q.id,
+        "kind": q.kind,
+        "difficulty": q.difficulty,
+        "tags": list(q.tags),
+        "seed_questions": list(q.seed_questions),
+        "topic": q.topic,
+        "topic_title": bank.course.titles[q.topic],
+        "lesson_url": q.lesson_url,
+    }
+    if q.kind in ("single", "multiple"):
+        ids = option_ids(secret, q, "option", len(q.options))
+        shown = _shuffled(list(zip(ids, q.options, strict=True)), rng)
+        data["select"] = "one" if q.kind == "single" else "many"
+        data["options"] = [{"id": i, "html": render(o.text, inline=True)} for i, o in shown]
+        data["prompt_html"] = render(q.prompt)
+    elif q.kind == "numeric":
+        spec = q.numeric
+        values = generators.draw(spec.params, rng)
+        env = generators.environment(spec.params, values)
+        data["prompt_html"] = render(generators.fill(q.prompt, env))
+        data["unit"] = spec.unit
+        data["params"] = values
+        data["token"] = tokens.sign(secret, q.id, values)
+    elif q.kind == "predict":
+        spec = q.predict
+        values = generators.draw_predict(spec, rng)
+        env = generators.predict_env(spec, values)
+        data["prompt_html"] = render(generators.fill(q.prompt, env))
+        data["select"] = "many"
+        data["options"] = [
+            {"id": i, "html": plain(label)} for i, label in generators.predict_options(spec, values)
+        ]
+        data["figure"] = generators.figure(spec, values)
+        data["params"] = values
+        data["token"] = tokens.sign(secret, q.id, values)
+    elif q.kind == "order":
+        ids = option_ids(secret, q, "item", len(q.items))
+        shown = _shuffled(list(zip(ids, q.items, strict=True)), rng, avoid_identity=True)
+        data["items"] = [{"id": i, "html": render(t, inline=True)} for i, t in shown]
+        data["prompt_html"] = render(q.prompt)
+    elif q.kind == "match":
+        rights = [p.right for p in q.pairs] + list(q.distractors)
+        ids = option_ids(secret, q, "right", len(rights))
+        data["left"] = [
+            {"id": f"l{i}", "html": render(p.left, inline=True)} for i, p in enumerate(q.pairs)
+        ]
+        data["right"] = [
+            {"id": i, "html": render(t, inline=True)}
+            for i, t in _shuffled(list(zip(ids, rights, strict=True)), rng)
+        ]
+        data["prompt_html"] = render(q.prompt)
+    else:  # explain
+        data["prompt_html"] = render(q.prompt)
+    return data

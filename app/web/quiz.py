@@ -1,0 +1,191 @@
+"""The quiz: the /quiz page and its JSON API. Questions go out without answers; grading is here.
+
+- `GET /quiz` — choose topics, difficulty and length, or a 10-question mock interview.
+- `GET /api/quiz/topics` — lessons with their question counts.
+- `GET /api/quiz/questions?topics=&difficulty=&kinds=&count=&mode=&ids=&lesson=` — fresh
+  questions (numeric and predict ones drawn anew, signed with SECRET_KEY).
+- `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why.
+
+Bad input gets 400 with `{"error": "..."}` naming the field; a bank that does not load gets 503
+with the bank's problems (an authoring error, fixed in lessons/quizzes/).
+"""
+
+from __future__ import annotations
+
+import random
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from app.quiz import DIFFICULTIES, KINDS, BankError, SubmissionError, current_bank, grade, public
+from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, balanced, candidates, mock_interview
+
+bp = Blueprint("quiz", __name__)
+
+MAX_BODY = 16 * 1024  # an answer is a few ids, a number or a paragraph
+MAX_COUNT = 50
+MAX_IDS = 50
+MODES = ("practice", "mock", "lesson")
+_FALLBACK_SECRET = random.SystemRandom().randbytes(32)
+
+
+class ParamError(ValueError):
+    """A query parameter is wrong; the message names it."""
+
+
+def _secret():
+    return current_app.config.get("SECRET_KEY") or _FALLBACK_SECRET
+
+
+def _error(message: str, status: int = 400):
+    return jsonify(error=message), status
+
+
+def _bank_unavailable(exc: BankError):
+    return jsonify(error="the question bank does not load", problems=exc.problems), 503
+
+
+@bp.get("/quiz")
+def page():
+    """Show the quiz: pick topics, difficulty and length, or start a mock interview."""
+    try:
+        bank = current_bank()
+    except BankError as exc:
+        return render_template("quiz/unavailable.html", problems=exc.problems), 503
+    sections: dict[str, list[dict]] = {}
+    for topic in bank.topics():
+        if topic["count"]:
+            sections.setdefault(topic["section"], []).append(topic)
+    # Lesson pages link their tags here (/quiz?tags=ring-allreduce): preselect those lessons.
+    chosen = {s for s in _split(request.args.get("topics", "")) if s in bank.course.slugs}
+    chosen |= {
+        bank.course.tags[t] for t in _split(request.args.get("tags", "")) if t in bank.course.tags
+    }
+    return render_template(
+        "quiz/quiz.html",
+        sections=sections,
+        total=len(bank.questions),
+        chosen=chosen,
+        difficulty=request.args.get("difficulty", ""),
+        count=request.args.get("count", "10"),
+        difficulties=DIFFICULTIES,
+        mock_length=MOCK_LENGTH,
+        mock_minutes=MOCK_SECONDS // 60,
+    )
+
+
+@bp.get("/api/quiz/topics")
+def topics():
+    """List every lesson with how many questions of each kind and difficulty it has."""
+    try:
+        bank = current_bank()
+    except BankError as exc:
+        return _bank_unavailable(exc)
+    return jsonify(
+        topics=bank.topics(),
+        difficulties=list(DIFFICULTIES),
+        kinds=list(KINDS),
+        total=len(bank.questions),
+    )
+
+
+def _split(value: str) -> list[str]:
+    return [v for v in (part.strip() for part in value.split(",")) if v]
+
+
+def _list_arg(name: str, allowed, limit: int = MAX_IDS) -> list[str]:
+    values = [v for raw in request.args.getlist(name) for v in _split(raw)]
+    if len(values) > limit:
+        raise ParamError(f"{name}: at most {limit} values")
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        shown = ", ".join(list(allowed)[:60])
+        raise ParamError(f"{name}: unknown value {unknown[0][:60]!r}; allowed: {shown}")
+    return list(dict.fromkeys(values))
+
+
+def _count() -> int:
+    raw = request.args.get("count", "10")
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
+        raise ParamError(f"count: must be an integer in 1..{MAX_COUNT}, got {raw[:20]!r}")
+    return int(raw)
+
+
+@bp.get("/api/quiz/questions")
+def questions():
+    """Return fresh questions for the filters, without answers."""
+    try:
+        bank = current_bank()
+    except BankError as exc:
+        return _bank_unavailable(exc)
+    rng = random.Random()
+    try:
+        mode = request.args.get("mode", "practice")
+        if mode not in MODES:
+            raise ParamError(f"mode: must be one of {', '.join(MODES)}, got {mode[:20]!r}")
+        topics = _list_arg("topics", bank.course.slugs)
+        kinds = _list_arg("kinds", KINDS)
+        difficulty = request.args.get("difficulty") or None
+        if difficulty is not None and difficulty not in DIFFICULTIES:
+            raise ParamError(
+                f"difficulty: must be one of {', '.join(DIFFICULTIES)}, got {difficulty[:20]!r}"
+            )
+        ids = _list_arg("ids", bank.by_id)
+        count = _count()
+        if mode == "lesson":
+            lesson = request.args.get("lesson", "")
+            if lesson not in bank.course.slugs:
+                raise ParamError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
+            chosen = bank.about_lesson(lesson)[:count]
+        elif ids:
+            chosen = [bank.by_id[i] for i in ids]
+            rng.shuffle(chosen)
+        else:
+            pool = candidates(bank, topics=topics, difficulty=difficulty, kinds=kinds)
+            if mode == "mock":
+                chosen = mock_interview(bank, pool, rng)
+            else:
+                chosen = balanced(pool, count, rng)
+    except ParamError as exc:
+        return _error(str(exc))
+    return jsonify(
+        mode=mode,
+        count=len(chosen),
+        time_limit_s=MOCK_SECONDS if mode == "mock" else None,
+        questions=[public(bank, q, _secret(), rng) for q in chosen],
+    )
+
+
+@bp.post("/api/quiz/answer")
+def answer():
+    """Grade one answer and say why it is right or wrong."""
+    length = request.content_length
+    if length is not None and length > MAX_BODY:
+        return _error(f"body: at most {MAX_BODY} bytes, got {length}")
+    try:
+        raw = request.get_data(cache=True)
+    except RequestEntityTooLarge:
+        return _error(f"body: at most {MAX_BODY} bytes")
+    if len(raw) > MAX_BODY:
+        return _error(f"body: at most {MAX_BODY} bytes, got {len(raw)}")
+    body = request.get_json(force=True, silent=True)
+    if body is None:
+        return _error("body: must be a JSON object with id and answer")
+    try:
+        bank = current_bank()
+    except BankError as exc:
+        return _bank_unavailable(exc)
+    try:
+        return jsonify(grade(bank, body, _secret()))
+    except SubmissionError as exc:
+        return _error(str(exc))
+
+
+@bp.errorhandler(HTTPException)
+def http_error(exc: HTTPException):
+    """Answer HTTP errors inside the quiz API as JSON; a too-large body is a bad request."""
+    if not request.path.startswith("/api/quiz/"):
+        return exc
+    if isinstance(exc, RequestEntityTooLarge):
+        return _error(f"body: at most {MAX_BODY} bytes")
+    return _error(exc.description or exc.name, exc.code or 400)
