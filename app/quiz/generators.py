@@ -958,6 +958,7 @@ def describe_step(spec: PredictSpec, values: dict) -> list[str]:
     cells = []
     for c in range(trace.chunk_count):
         held = ranks_in(after.get((rank, c), 0))
-        cells.append(f"{chunk_label(c)}: {'+'.join(map(str, held)) if held else '—'}")
+        shown = "all ranks" if len(held) == trace.ranks > 2 else "+".join(map(str, held)) or "—"
+        cells.append(f"{chunk_label(c)}: {shown}")
     lines.append(f"After the step, rank {rank} holds " + ", ".join(cells) + ".")
     return lines

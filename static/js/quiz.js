@@ -29,7 +29,7 @@
       else node.setAttribute(key, value === true ? "" : value);
     });
     (children || []).forEach((child) => {
-      if (child === null || child === undefined) return;
+      if (child === null || child === undefined || child === false) return;
       node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
     });
     return node;
@@ -39,6 +39,17 @@
     const div = document.createElement("div");
     div.innerHTML = html;
     return (div.textContent || "").replace(/\s+/g, " ").trim();
+  }
+
+  function excerpt(text, limit) {
+    if (text.length <= limit) return text;
+    const cut = text.slice(0, limit);
+    return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), limit / 2))}…`;
+  }
+
+  function shortTitle(title, limit) {
+    // "Ring AllReduce: ReduceScatter, then AllGather" -> "Ring AllReduce", then at most `limit`.
+    return excerpt(title.split(":")[0], limit);
   }
 
   function chunkLabel(i) {
@@ -302,9 +313,9 @@
     }));
   }
 
-  function renderFeedback(result, q, onSelfScore) {
+  function renderFeedback(result, q, onSelfScore, embedded) {
     const box = el("div", { class: "feedback-body" });
-    const heading = el("h3", { tabindex: "-1", class: "feedback-title", text: "Feedback" });
+    const heading = el(embedded ? "h4" : "h3", { tabindex: "-1", class: "feedback-title", text: "Feedback" });
     box.appendChild(heading);
     box.appendChild(verdict(result));
     if (result.options && q.kind !== "predict") box.appendChild(optionFeedback(result, q));
@@ -340,9 +351,9 @@
         ]))));
     }
     if (q.kind === "explain") {
-      box.appendChild(el("h4", { text: "Model answer" }));
+      box.appendChild(el(embedded ? "h5" : "h4", { text: "Model answer" }));
       box.appendChild(el("div", { class: "model-answer", html: result.model_answer_html }));
-      box.appendChild(el("h4", { text: "Did your answer cover these?" }));
+      box.appendChild(el(embedded ? "h5" : "h4", { text: "Did your answer cover these?" }));
       const list = el("ul", { class: "checklist" });
       const boxes = result.checklist.map((item, i) => {
         const id = `check-${q.id}-${i}`;
@@ -417,7 +428,7 @@
         const left = Math.max(0, this.timeLimitS - Math.floor((Date.now() - this.startedAt) / 1000));
         const m = Math.floor(left / 60);
         const s = String(left % 60).padStart(2, "0");
-        this.timer.textContent = `⏱ ${m}:${s} left`;
+        this.timer.textContent = `Time left ${m}:${s}`;
         this.timer.classList.toggle("low", left <= 60);
         if (left === 0) this.finish(true, "Time is up.");
       };
@@ -440,7 +451,7 @@
       this.card.textContent = "";
       this.card.dataset.kind = q.kind;
       this.card.dataset.questionId = q.id;
-      const title = el("h2", { class: "question-title", tabindex: "-1" }, [
+      const title = el(this.embedded ? "h3" : "h2", { class: "question-title", tabindex: "-1" }, [
         el("span", { class: "visually-hidden", text: `Question ${this.index + 1}. ` }),
         el("span", { class: "badge topic", text: q.topic_title }), " ",
         el("span", { class: `badge level level-${q.difficulty}`, text: q.difficulty }),
@@ -481,11 +492,11 @@
         this.answered = true;
         this.form.lock();
         const record = { id: q.id, topic: q.topic, topic_title: q.topic_title, kind: q.kind,
-          prompt: textOf(q.prompt_html).slice(0, 140), lesson_url: q.lesson_url,
+          prompt: excerpt(textOf(q.prompt_html), 160), lesson_url: q.lesson_url,
           correct: result.correct, score: result.score === null ? 0 : result.score,
           selfAssessed: result.correct === null };
         this.results[this.index] = record;
-        const { box, heading } = renderFeedback(result, q, (score) => { record.score = score; });
+        const { box, heading } = renderFeedback(result, q, (score) => { record.score = score; }, this.embedded);
         this.feedback.textContent = "";
         this.feedback.appendChild(box);
         this.submitButton.hidden = true;
@@ -520,7 +531,7 @@
       (this.embedded ? this.root : document).removeEventListener("keydown", this.keyHandler);
       const results = this.questions.map((q, i) => this.results[i] || {
         id: q.id, topic: q.topic, topic_title: q.topic_title, kind: q.kind,
-        prompt: textOf(q.prompt_html).slice(0, 140), lesson_url: q.lesson_url,
+        prompt: excerpt(textOf(q.prompt_html), 160), lesson_url: q.lesson_url,
         correct: false, score: 0, skipped: true,
       });
       this.onFinish({ results, early, reason, seconds: Math.round((Date.now() - this.startedAt) / 1000) });
@@ -588,23 +599,27 @@
   function drawChart(node, topics, plotlyUrl) {
     const sorted = topics.slice().sort((a, b) => a.score / a.total - b.score / b.total);
     return loadPlotly(plotlyUrl).then((Plotly) => {
+      const narrow = node.clientWidth < 520;
       const dark = document.documentElement.dataset.theme === "dark";
       const fg = dark ? "#e8e9ec" : "#1c1d21";
       const trace = {
         type: "bar",
         orientation: "h",
         x: sorted.map((t) => Math.round((100 * t.score) / t.total)),
-        y: sorted.map((t) => t.title),
+        y: sorted.map((t) => shortTitle(t.title, narrow ? 18 : 40)),
         text: sorted.map((t) => `${Math.round(t.score * 10) / 10} / ${t.total}`),
-        textposition: "auto",
+        textposition: "outside",
+        cliponaxis: false,
         marker: { color: sorted.map((t) => scoreColor(t.score / t.total)) },
-        hovertemplate: "%{y}: %{x}%<extra></extra>",
+        hovertemplate: "%{customdata}: %{x}%<extra></extra>",
+        customdata: sorted.map((t) => t.title),
       };
       const layout = {
-        margin: { l: 10, r: 20, t: 10, b: 40 },
+        margin: { l: 10, r: 48, t: 10, b: 40 },
         height: Math.max(160, 44 * sorted.length + 60),
-        xaxis: { range: [0, 100], title: { text: "score (%)" }, ticksuffix: "%", color: fg, gridcolor: dark ? "#30343c" : "#d9dbe0" },
-        yaxis: { automargin: true, color: fg },
+        xaxis: { range: [0, 100], dtick: narrow ? 50 : 25, tickangle: 0, title: { text: "score (%)" },
+          ticksuffix: "%", color: fg, gridcolor: dark ? "#30343c" : "#d9dbe0", fixedrange: true },
+        yaxis: { automargin: true, color: fg, fixedrange: true, autorange: "reversed" },
         paper_bgcolor: "rgba(0,0,0,0)",
         plot_bgcolor: "rgba(0,0,0,0)",
         font: { family: "system-ui, sans-serif", size: 13, color: fg },
@@ -623,9 +638,9 @@
     const title = el("h2", { class: "results-title", tabindex: "-1", text: "Results" });
     const minutes = Math.floor(outcome.seconds / 60);
     const seconds = String(outcome.seconds % 60).padStart(2, "0");
+    container.append(title);
+    if (outcome.reason) container.appendChild(el("p", { class: "error-box", text: outcome.reason }));
     container.append(
-      title,
-      outcome.reason ? el("p", { class: "error-box", text: outcome.reason }) : null,
       el("p", { class: "score" }, [
         el("strong", { text: `${Math.round(score * 10) / 10} / ${total}` }),
         ` (${total ? Math.round((100 * score) / total) : 0}%) in ${minutes}:${seconds}.`,
@@ -715,8 +730,23 @@
     const urls = { questions: app.dataset.questionsUrl, answer: app.dataset.answerUrl, plotly: app.dataset.plotlyUrl };
     let lastQuery = null;
 
-    all.addEventListener("change", () => { if (all.checked) topicBoxes.forEach((b) => { b.checked = false; }); });
-    topicBoxes.forEach((b) => b.addEventListener("change", () => { all.checked = !topicBoxes.some((x) => x.checked); }));
+    const picker = form.querySelector("[data-role=topic-picker]");
+    const pickerCount = form.querySelector("[data-role=topic-count]");
+    function showChosen() {
+      const n = topicBoxes.filter((b) => b.checked).length;
+      if (pickerCount) pickerCount.textContent = n ? `(${n} chosen)` : "";
+    }
+    all.addEventListener("change", () => {
+      if (all.checked) topicBoxes.forEach((b) => { b.checked = false; });
+      showChosen();
+    });
+    topicBoxes.forEach((b) => b.addEventListener("change", () => {
+      all.checked = !topicBoxes.some((x) => x.checked);
+      showChosen();
+    }));
+    showChosen();
+    // On a phone the 21 lessons would push the start buttons two screens down: fold them.
+    if (picker && global.matchMedia("(max-width: 640px)").matches && all.checked) picker.open = false;
     history.querySelector("[data-role=history-clear]").addEventListener("click", () => {
       History.clear();
       renderHistory(history);
@@ -787,7 +817,7 @@
     const count = section.dataset.quizCount || "5";
     const urls = { questions: section.dataset.questionsUrl || "/api/quiz/questions", answer: section.dataset.answerUrl || "/api/quiz/answer" };
     const box = el("div", { class: "quiz-embed-body" });
-    section.replaceChildren(el("h2", { class: "quiz-embed-title", text: "Self-check" }), box);
+    section.replaceChildren(box); // the lesson's own "Self-check" heading introduces it
     async function begin(params) {
       box.textContent = "Loading questions…";
       try {

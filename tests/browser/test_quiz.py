@@ -139,7 +139,7 @@ def test_the_mock_interview_has_ten_questions_and_a_timer(page, live_server):
     page.goto(f"{live_server.url}/quiz")
     page.get_by_role("button", name=re.compile("Mock interview")).click()
     expect(page.locator(".quiz-progress")).to_have_text("Question 1 of 10")
-    expect(page.locator(".quiz-timer")).to_have_text(re.compile(r"1[45]:\d\d left"))
+    expect(page.locator(".quiz-timer")).to_have_text(re.compile(r"Time left 1[45]:\d\d"))
     page.locator(".quiz-quit").click()
     expect(page.locator(".quiz-results .missed li")).to_have_count(10)
     assert page.console_errors == []
