@@ -124,34 +124,21 @@ def render_self_check(
     markdown: Callable[[str], str],
     inline: Callable[[str], str],
 ) -> str:
-    """Show questions with their options and a "Show answer" disclosure for each.
+    """Show the self-check as a server-graded quiz: no question text and no answer in the page.
 
-    `markdown` renders a block of lesson Markdown (math included), `inline` one line of it.
+    static/js/quiz.js (the /quiz runner, see docs/quiz.md) fetches this lesson's questions from
+    the quiz bank (GET /api/quiz/questions?mode=lesson&lesson=<slug>&count=N, the file's own
+    questions first and in order) and grades every answer at POST /api/quiz/answer. Without the
+    script the section links to the quiz page for this lesson. `markdown` and `inline` are not
+    needed any more: the quiz API renders question text itself.
     """
-    items = []
-    for q in questions:
-        letters = [chr(65 + i) for i in range(len(q.options))]
-        options = "".join(f"<li>{inline(o.text)}</li>" for o in q.options)
-        right = ", ".join(letter for letter, o in zip(letters, q.options, strict=True) if o.correct)
-        reasons = "".join(
-            f'<li class="{"correct" if o.correct else "incorrect"}"><strong>{letter}</strong> '
-            f'<span class="verdict">{"right" if o.correct else "wrong"}</span>'
-            + (f": {inline(o.why)}" if o.why else "")
-            + "</li>"
-            for letter, o in zip(letters, q.options, strict=True)
-        )
-        hint = "Choose one." if q.kind == "single" else "Choose all that apply."
-        level = f' <span class="badge">{escape(q.difficulty)}</span>' if q.difficulty else ""
-        items.append(
-            f'<li class="question" id="q-{escape(slug)}-{escape(q.id)}" '
-            f'data-question-id="{escape(q.id)}" data-kind="{q.kind}">'
-            f'<div class="question-prompt">{markdown(q.prompt)}</div>'
-            f'<p class="question-hint">{hint}{level}</p>'
-            f'<ol class="options" type="A">{options}</ol>'
-            f'<details class="answer"><summary>Show answer</summary>'
-            f"<p><strong>Answer: {right}</strong></p><ul>{reasons}</ul></details></li>"
-        )
+    count = len(questions)
+    plural = "s" if count != 1 else ""
     return (
-        f'<section class="self-check" data-quiz="{escape(slug)}" aria-label="Self-check questions">'
-        f'<ol class="questions">{"".join(items)}</ol></section>'
+        f'<section class="self-check quiz-embed" data-quiz="{escape(slug)}" '
+        f'data-quiz-lesson="{escape(slug)}" data-quiz-count="{count}" '
+        f'aria-label="Self-check questions">'
+        f'<p class="quiz-embed-fallback">{count} self-check question{plural} on this lesson: '
+        f'<a href="/quiz?topics={escape(slug)}">answer them on the quiz page</a>, graded on the '
+        f"server, with an explanation for every option.</p></section>"
     )
