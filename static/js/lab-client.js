@@ -1,0 +1,220 @@
+// The lab's connection to the engine: one Socket.IO client, and the state of one run.
+//
+// LabClient sends `simulate`, keeps only the events of the current run (an ack may arrive after
+// the run's first events, so events are buffered until the ack names the run), and hands them to
+// a LabRun. LabRun keeps every received step and moves a cursor over them: holdings, values and
+// traffic are replayed from initial_state forward and undone backward, so stepping back never
+// asks the server again. Cursor -1 is the state before the first step; cursor k is the state
+// after step k, whose transfers are the ones drawn.
+(function (global) {
+  "use strict";
+
+  const ITEMSIZE = {
+    float16: 2, float32: 4, float64: 8, int8: 1, uint8: 1, int16: 2, uint16: 2,
+    int32: 4, uint32: 4, int64: 8, uint64: 8,
+  };
+
+  // Timings the browser tests read: Run click → first step drawn.
+  const metrics = global.labMetrics || (global.labMetrics = {
+    simulateEmits: 0, runs: [], last: null,
+  });
+
+  class LabRun {
+    constructor(start) {
+      this.start = start;
+      this.id = start.run_id;
+      this.p = start.ranks;
+      this.chunks = start.layout.chunks;
+      this.C = this.chunks.length;
+      this.total = start.total_steps;
+      this.itemsize = ITEMSIZE[start.dtype] || 4;
+      this.steps = [];
+      this.done = null;
+      this.error = null;
+      this.cursor = -1;
+      this.initial = new Map();
+      this.cells = new Map();
+      for (const c of start.initial_state) {
+        const cell = { holders: c.holders, values: c.values };
+        this.initial.set(this.key(c.rank, c.chunk), cell);
+        this.cells.set(this.key(c.rank, c.chunk), cell);
+      }
+      this.undo = [];
+      this.linkBytes = new Float64Array(this.p * this.p); // cumulative through the cursor
+      this.rankBytes = new Float64Array(this.p);
+    }
+
+    key(rank, chunk) { return rank * this.C + chunk; }
+    cell(rank, chunk) { return this.cells.get(this.key(rank, chunk)); }
+    get received() { return this.steps.length; }
+    get complete() { return this.done !== null && this.received >= this.total; }
+    atEnd() { return this.cursor >= this.total - 1; }
+
+    addStep(step) {
+      if (step.index !== this.steps.length) return false; // out of order: never from one run
+      this.steps.push(step);
+      return true;
+    }
+
+    // Move the cursor to k (clamped to what has arrived); return the keys of cells that changed.
+    seek(k) {
+      const target = Math.max(-1, Math.min(k, this.received - 1));
+      const changed = new Set();
+      while (this.cursor < target) this._apply(++this.cursor, changed);
+      while (this.cursor > target) this._revert(this.cursor--, changed);
+      return changed;
+    }
+
+    _traffic(step, sign) {
+      const p = this.p;
+      for (const t of step.transfers) {
+        const bytes = sign * t.elements * this.itemsize;
+        this.linkBytes[t.src * p + t.dst] += bytes;
+        this.rankBytes[t.src] += bytes;
+      }
+    }
+
+    _apply(i, changed) {
+      const step = this.steps[i];
+      const undo = [];
+      for (const u of step.state) {
+        const key = this.key(u.rank, u.chunk);
+        undo.push([key, this.cells.get(key)]);
+        this.cells.set(key, { holders: u.holders, values: u.values });
+        changed.add(key);
+      }
+      this.undo[i] = undo;
+      this._traffic(step, 1);
+    }
+
+    _revert(i, changed) {
+      const undo = this.undo[i];
+      for (let j = undo.length - 1; j >= 0; j--) {
+        const [key, prev] = undo[j];
+        if (prev === undefined) this.cells.delete(key);
+        else this.cells.set(key, prev);
+        changed.add(key);
+      }
+      this._traffic(this.steps[i], -1);
+    }
+
+    // Bytes on each link in step i alone, as a sparse map src*p+dst → {bytes, chunks}.
+    stepLinks(i) {
+      const out = new Map();
+      if (i < 0) return out;
+      for (const t of this.steps[i].transfers) {
+        const k = t.src * this.p + t.dst;
+        const link = out.get(k) || { bytes: 0, chunks: 0 };
+        link.bytes += t.elements * this.itemsize;
+        link.chunks += 1;
+        out.set(k, link);
+      }
+      return out;
+    }
+
+    phase(i) {
+      if (i < 0) return "before the first step";
+      return (this.steps[i] && this.steps[i].phase) || (this.start.phases || [])[i] || "";
+    }
+  }
+
+  class LabClient {
+    // handlers: {start(run), step(run, step), done(run), error(message, run|null), connection(ok)}
+    constructor(handlers) {
+      this.handlers = handlers;
+      this.run = null;
+      this.awaiting = null; // the params of a simulate whose ack has not arrived
+      this.early = new Map(); // run_id → events that came before the ack
+      // WebSocket first (one round trip less before Run works); long-polling where a proxy
+      // blocks WebSockets.
+      this.socket = global.io({
+        transports: ["websocket", "polling"], tryAllTransports: true, reconnectionDelayMax: 4000,
+      });
+      const connection = (ok) => {
+        document.documentElement.dataset.socket = ok ? "connected" : "disconnected";
+        if (handlers.connection) handlers.connection(ok);
+      };
+      this.socket.on("connect", () => connection(true));
+      this.socket.on("disconnect", () => connection(false));
+      this.socket.on("connect_error", () => connection(false));
+      for (const name of ["sim_start", "sim_step", "sim_done", "sim_error"]) {
+        this.socket.on(name, (payload) => this._event(name, payload));
+      }
+    }
+
+    simulate(params) {
+      if (this.run && !this.run.complete && !this.run.error) {
+        this.socket.emit("cancel", { run_id: this.run.id });
+      }
+      this.run = null;
+      this.currentId = null;
+      this.early.clear();
+      const ticket = {};
+      this.awaiting = ticket;
+      metrics.simulateEmits += 1;
+      metrics.last = { ranks: params.ranks, clickedAt: metrics.clickedAt || performance.now() };
+      metrics.clickedAt = null;
+      this.socket.emit("simulate", params, (ack) => {
+        if (this.awaiting !== ticket) return; // a newer simulate replaced this one
+        this.awaiting = null;
+        if (!ack || !ack.ok) {
+          this.handlers.error((ack && ack.error) || "the server refused the simulation", null);
+          return;
+        }
+        this.currentId = ack.run_id;
+        const early = this.early.get(ack.run_id) || [];
+        this.early.clear();
+        for (const [name, payload] of early) this._dispatch(name, payload);
+      });
+    }
+
+    cancel() {
+      if (this.run && !this.run.complete) this.socket.emit("cancel", { run_id: this.run.id });
+    }
+
+    _event(name, payload) {
+      if (!payload) return;
+      if (this.currentId && payload.run_id === this.currentId) {
+        this._dispatch(name, payload);
+      } else if (this.awaiting) {
+        const list = this.early.get(payload.run_id) || [];
+        list.push([name, payload]);
+        this.early.set(payload.run_id, list);
+      } // else: an event of a cancelled run
+    }
+
+    _dispatch(name, payload) {
+      const h = this.handlers;
+      if (name === "sim_start") {
+        this.run = new LabRun(payload);
+        if (metrics.last) metrics.last.startAt = performance.now();
+        h.start(this.run);
+      } else if (!this.run) {
+        if (name === "sim_error") h.error(payload.error, null);
+      } else if (name === "sim_step") {
+        if (this.run.addStep(payload)) h.step(this.run, payload);
+      } else if (name === "sim_done") {
+        this.run.done = payload;
+        h.done(this.run);
+      } else if (name === "sim_error") {
+        this.run.error = payload.error;
+        h.error(payload.error, this.run);
+      }
+    }
+  }
+
+  // Record that the first step of the current run has been drawn (called by the player).
+  function markFirstStep() {
+    const m = metrics.last;
+    if (!m || m.firstStepMs !== undefined) return;
+    m.firstStepMs = performance.now() - m.clickedAt;
+    metrics.runs.push(m);
+    document.documentElement.dataset.firstStepMs = m.firstStepMs.toFixed(1);
+  }
+
+  function markClick() { metrics.clickedAt = performance.now(); }
+
+  global.LabClient = LabClient;
+  global.LabRun = LabRun;
+  global.LabMetrics = { markClick, markFirstStep, metrics };
+})(window);

@@ -1,0 +1,193 @@
+// The lab page: its form (every control mirrored in the URL), Run, and Share / embed.
+//
+// The form works without JavaScript (a GET to /lab); with it, controls constrain each other
+// (algorithms of the chosen collective, op only for reductions, root where it applies, node
+// sizes that divide the rank count, element counts within the server's limits), the URL follows
+// with history.replaceState, and Run streams the simulation over Socket.IO.
+(function (global) {
+  "use strict";
+  const config = JSON.parse(document.getElementById("lab-config").textContent);
+  const $ = (id) => document.getElementById(id);
+  const form = $("lab-form");
+  const ui = {
+    collective: $("collective"), algorithm: $("algorithm"), ranks: $("ranks"), ranksValue: $("ranks-value"),
+    elements: $("elements"), op: $("op"), root: $("root"), rpn: $("ranks_per_node"),
+    description: $("algorithm-description"), hint: $("elements-hint"), run: $("run"), share: $("share"),
+    dialog: $("share-dialog"), error: document.querySelector('.lab [data-role="error"]'),
+  };
+  const lab = document.querySelector('[data-role="lab"]');
+  const catalog = config.catalog;
+  const limits = config.limits;
+  let speed = config.state.speed || 1;
+
+  function algorithmsOf(collective) { return catalog.filter((e) => e.collective === collective); }
+  function entry() {
+    return catalog.find((e) => e.collective === ui.collective.value && e.algorithm === ui.algorithm.value)
+      || algorithmsOf(ui.collective.value)[0];
+  }
+  function maxElements(collective, ranks) {
+    const perElement = ranks * (limits.block_buffers.includes(collective) ? ranks : 1);
+    return Math.max(1, Math.floor(limits.max_cells / perElement));
+  }
+  function divisors(n) { return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0); }
+  function defaultNodeSize(ranks) {
+    const inner = divisors(ranks).filter((d) => d > 1 && d < ranks);
+    const choices = inner.length ? inner : [ranks];
+    return choices.reduce((best, d) => (Math.abs(d - 4) < Math.abs(best - 4) ? d : best));
+  }
+  function show(field, on) {
+    const wrap = form.querySelector(`.field-${field}`);
+    wrap.hidden = !on;
+    for (const input of wrap.querySelectorAll("input, select")) input.disabled = !on;
+  }
+  function int(input, fallback) {
+    const v = parseInt(input.value, 10);
+    return Number.isFinite(v) ? v : fallback;
+  }
+
+  // Make every control consistent with the others; `source` is the control that changed.
+  function sync(source) {
+    if (source === ui.collective) {
+      ui.algorithm.replaceChildren(...algorithmsOf(ui.collective.value).map(
+        (e) => new Option(e.algorithm.replace(/_/g, " "), e.algorithm)));
+    }
+    const e = entry();
+    const ranks = int(ui.ranks, 8);
+    ui.ranksValue.textContent = String(ranks);
+    ui.ranks.setAttribute("aria-valuetext", `${ranks} ranks`);
+    ui.description.textContent = e.description;
+    show("op", e.reduces);
+    show("root", e.uses_root);
+    show("rpn", e.needs_ranks_per_node);
+    ui.root.max = String(ranks - 1);
+    if (int(ui.root, 0) > ranks - 1 || int(ui.root, 0) < 0) ui.root.value = "0";
+    const sizes = divisors(ranks);
+    const keep = sizes.includes(int(ui.rpn, 0)) ? int(ui.rpn, 0) : defaultNodeSize(ranks);
+    if (ui.rpn.options.length !== sizes.length || source === ui.ranks) {
+      ui.rpn.replaceChildren(...sizes.map((d) => new Option(String(d), d)));
+    }
+    ui.rpn.value = String(keep);
+    const limit = maxElements(e.collective, ranks);
+    const step = e.divisible ? ranks : 1;
+    ui.elements.max = String(limit);
+    ui.elements.min = String(step);
+    ui.elements.step = String(step);
+    let elements = int(ui.elements, 64);
+    if (source !== ui.elements || !document.activeElement || document.activeElement !== ui.elements) {
+      elements = Math.max(step, Math.min(limit, elements));
+      if (e.divisible) elements = Math.max(ranks, Math.round(elements / ranks) * ranks);
+      if (elements > limit) elements = Math.floor(limit / step) * step;
+      ui.elements.value = String(elements);
+    }
+    ui.hint.textContent = `${e.divisible ? "Elements must be a multiple of ranks (equal blocks). " : ""}`
+      + `Up to ${limit} elements at ${ranks} ranks.`;
+    history.replaceState(null, "", `${config.urls.lab}?${query()}`);
+    document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · Lab · Collective Lab`;
+    if (lab.dataset.ran) ui.run.classList.add("stale");
+  }
+
+  function title() {
+    const c = config.collectives.find((x) => x.name === ui.collective.value);
+    return c ? c.title : ui.collective.value;
+  }
+
+  function state() {
+    const e = entry();
+    const s = { ranks: int(ui.ranks, 8), elements: int(ui.elements, 64) };
+    if (e.reduces) s.op = ui.op.value;
+    if (e.uses_root) s.root = int(ui.root, 0);
+    if (e.needs_ranks_per_node) s.ranks_per_node = int(ui.rpn, 1);
+    return s;
+  }
+
+  function query(extra) {
+    const q = new URLSearchParams({ collective: ui.collective.value, algorithm: ui.algorithm.value });
+    for (const [k, v] of Object.entries(state())) q.set(k, String(v));
+    if (speed !== 1) q.set("speed", String(speed));
+    for (const [k, v] of Object.entries(extra || {})) q.set(k, String(v));
+    return q.toString();
+  }
+
+  function embedUrl() {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(state())) q.set(k, String(v));
+    q.set("autoplay", "1");
+    q.set("loop", "1");
+    if (speed !== 1) q.set("speed", String(speed));
+    return `${location.origin}${config.urls.embed}${ui.collective.value}/${ui.algorithm.value}?${q}`;
+  }
+
+  function escapeAttr(s) { return s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
+
+  function openShare() {
+    const link = `${location.origin}${config.urls.lab}?${query()}`;
+    const name = `${title()} (${ui.algorithm.value.replace(/_/g, " ")}) on ${int(ui.ranks, 8)} ranks, Collective Lab`;
+    const snippet = `<iframe src="${escapeAttr(embedUrl())}" width="760" height="520" `
+      + `style="border:0;max-width:100%" title="${escapeAttr(name)}" loading="lazy"></iframe>`;
+    ui.dialog.querySelector('[data-role="share-link"]').value = link;
+    ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
+    ui.dialog.querySelector('[data-role="copy-status"]').textContent = "";
+    ui.dialog.showModal();
+  }
+
+  async function copy(button) {
+    const field = $(button.dataset.copy);
+    const status = ui.dialog.querySelector('[data-role="copy-status"]');
+    field.select();
+    try {
+      await navigator.clipboard.writeText(field.value);
+      status.textContent = "Copied.";
+    } catch (err) {
+      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    }
+  }
+
+  function showError(message) {
+    ui.error.textContent = message || "";
+    ui.error.hidden = !message;
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------
+  const views = new global.LabViews.Views(lab);
+  const player = new global.LabPlayer(lab.querySelector('[data-role="player"]'), {
+    views, speed, onSpeed: (s) => { speed = s; history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
+  });
+  const client = new global.LabClient({
+    start: (run) => { showError(""); player.attach(run, true); },
+    step: () => player.stepArrived(),
+    done: () => player.finished(),
+    error: (message, run) => {
+      showError(`The simulation could not run: ${message}`);
+      if (run) player.failed(); else player.loading("not run");
+    },
+    connection: (ok) => {
+      if (ok) { if (ui.error.dataset.connection) { showError(""); delete ui.error.dataset.connection; } return; }
+      const run = client.run;
+      if (run && run.complete) return; // everything needed is already here
+      ui.error.dataset.connection = "1";
+      showError("Lost the connection to the server; reconnecting… Press Run again once it is back.");
+    },
+  });
+
+  form.addEventListener("change", (ev) => sync(ev.target));
+  ui.ranks.addEventListener("input", () => sync(ui.ranks));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sync(null);
+    if (!form.reportValidity()) return;
+    global.LabMetrics.markClick();
+    lab.dataset.ran = "1";
+    ui.run.classList.remove("stale");
+    showError("");
+    player.loading("starting…");
+    client.simulate(Object.assign(
+      { collective: ui.collective.value, algorithm: ui.algorithm.value }, state(), { seed: 0, interval_ms: 0 },
+    ));
+  });
+  // A mouse click on Run leaves focus on the button, where Space would run again; give the
+  // keyboard shortcuts back. Keyboard activation keeps focus where the user put it.
+  ui.run.addEventListener("click", (ev) => { if (ev.detail > 0) setTimeout(() => ui.run.blur(), 0); });
+  ui.share.addEventListener("click", openShare);
+  for (const b of ui.dialog.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copy(b));
+  sync(null);
+})(window);

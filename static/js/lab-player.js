@@ -1,0 +1,275 @@
+// Playback of one run, shared by the lab and the embed: play, pause, step, restart, speed,
+// the scrubber, the keyboard, and the status line (step k of n, phase, bytes, verified badge).
+//
+// The player owns the cursor. It plays only steps that have arrived (waiting when it catches up
+// with the stream), and it renders through a queue that keeps only the latest request, so
+// fast playback or a dragged scrubber never piles up Plotly redraws.
+(function (global) {
+  "use strict";
+  const BASE_STEP_MS = 1000; // one step per second at 1×
+
+  class RenderQueue {
+    constructor(draw) { this.draw = draw; this.pending = null; this.busy = false; }
+    request(flightMs) {
+      this.pending = { flightMs };
+      if (!this.busy) this._drain();
+    }
+    async _drain() {
+      this.busy = true;
+      while (this.pending) {
+        const job = this.pending;
+        this.pending = null;
+        try { await this.draw(job.flightMs); } catch (err) { console.error(err); }
+      }
+      this.busy = false;
+    }
+  }
+
+  class Player {
+    // options: {views, speed, loop, onSpeed(speed), compact}
+    constructor(root, options) {
+      this.root = root;
+      this.views = options.views;
+      this.speed = options.speed || 1;
+      this.loop = !!options.loop;
+      this.onSpeed = options.onSpeed || (() => {});
+      this.run = null;
+      this.playing = false;
+      this.waiting = false;
+      this.timer = null;
+      this.loopTimer = null;
+      const q = (role) => root.querySelector(`[data-role="${role}"]`);
+      this.ui = {
+        restart: q("restart"), back: q("back"), play: q("play"), forward: q("forward"),
+        playLabel: q("play-label"), playIcon: q("play-icon"), pauseIcon: q("pause-icon"),
+        speed: q("speed"), scrubber: q("scrubber"), counter: q("counter"), phase: q("phase"),
+        bytes: q("bytes"), badge: q("badge"),
+      };
+      this.queue = new RenderQueue((flightMs) => this._draw(flightMs));
+      const u = this.ui;
+      u.restart.addEventListener("click", () => this.restart());
+      u.back.addEventListener("click", () => this.step(-1));
+      u.forward.addEventListener("click", () => this.step(1));
+      u.play.addEventListener("click", () => this.toggle());
+      if (u.speed) {
+        u.speed.addEventListener("change", () => {
+          this.speed = Number(u.speed.value);
+          this.onSpeed(this.speed);
+        });
+      }
+      u.scrubber.addEventListener("input", () => {
+        this.pause();
+        this.seek(Number(u.scrubber.value) - 1, false);
+      });
+      document.addEventListener("keydown", (e) => this._key(e));
+    }
+
+    get stepMs() { return BASE_STEP_MS / this.speed; }
+
+    // A new run: show its initial state; play as soon as steps arrive if `autoplay`.
+    attach(run, autoplay) {
+      this._stop();
+      this.run = run;
+      this.views.reset(run);
+      this.seek(-1, false);
+      this._enable(true);
+      if (autoplay) this.play();
+    }
+
+    loading(text) {
+      this._stop();
+      this.run = null;
+      this._enable(false);
+      this._badge("pending", text);
+    }
+
+    stepArrived() {
+      this._status();
+      if (this.playing && this.waiting) { this.waiting = false; this._tick(); }
+    }
+
+    finished() {
+      this._status();
+      if (this.playing && this.waiting) { this.waiting = false; this._tick(); }
+    }
+
+    failed() {
+      this.pause();
+      if (this.run) this._status();
+      this._badge("bad", "simulation failed");
+    }
+
+    play() {
+      if (!this.run) return;
+      clearTimeout(this.loopTimer);
+      if (this.run.atEnd() && this.run.complete) this.seek(-1, false);
+      this.playing = true;
+      this._playButton();
+      this._tick();
+    }
+
+    pause() {
+      this.playing = false;
+      this.waiting = false;
+      clearTimeout(this.timer);
+      clearTimeout(this.loopTimer);
+      this._playButton();
+    }
+
+    toggle() { if (this.playing) this.pause(); else this.play(); }
+
+    step(delta) {
+      if (!this.run) return;
+      this.pause();
+      this.seek(this.run.cursor + delta, delta > 0);
+    }
+
+    restart() {
+      if (!this.run) return;
+      this.pause();
+      this.seek(-1, false);
+    }
+
+    seek(k, animate) {
+      const run = this.run;
+      const before = run.cursor;
+      const changed = run.seek(k);
+      this.views.invalidate(changed);
+      const flight = animate && run.cursor === before + 1 ? this._flightMs() : 0;
+      this.queue.request(flight);
+      this._status();
+    }
+
+    _flightMs() {
+      const ms = Math.min(650, this.stepMs * 0.55);
+      return ms >= 90 ? ms : 0;
+    }
+
+    async _draw(flightMs) {
+      const run = this.run;
+      if (!run) return;
+      await this.views.render(flightMs, (cursor) => {
+        if (cursor >= 0 && global.LabMetrics) global.LabMetrics.markFirstStep();
+        this.root.dataset.drawnStep = String(cursor + 1);
+      });
+    }
+
+    _tick() {
+      clearTimeout(this.timer);
+      const run = this.run;
+      if (!this.playing || !run) return;
+      if (run.cursor + 1 < run.received) {
+        this.seek(run.cursor + 1, true);
+        if (!this._finish()) this.timer = setTimeout(() => this._tick(), this.stepMs);
+      } else if (!this._finish()) {
+        this.waiting = true; // the stream has not caught up: resume when the next step arrives
+      }
+    }
+
+    // Stop playing at the last step of a finished run (and come round again when looping).
+    _finish() {
+      const run = this.run;
+      if (!run.atEnd() || !(run.complete || run.error)) return false;
+      this.playing = false;
+      this._playButton();
+      this._status();
+      if (this.loop && run.complete) {
+        this.loopTimer = setTimeout(() => {
+          this.seek(-1, false);
+          this.loopTimer = setTimeout(() => this.play(), 800);
+        }, 2500);
+      }
+      return true;
+    }
+
+    _stop() {
+      this.pause();
+      this.run = null;
+    }
+
+    _enable(on) {
+      const u = this.ui;
+      for (const b of [u.restart, u.back, u.play, u.forward, u.scrubber]) b.disabled = !on;
+    }
+
+    _playButton() {
+      const u = this.ui;
+      u.play.setAttribute("aria-label", this.playing ? "Pause (Space)" : "Play (Space)");
+      u.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
+      if (u.playLabel) u.playLabel.textContent = this.playing ? "Pause" : "Play";
+      if (u.playIcon) u.playIcon.toggleAttribute("hidden", this.playing); // SVG: no .hidden
+      if (u.pauseIcon) u.pauseIcon.toggleAttribute("hidden", !this.playing);
+    }
+
+    _badge(kind, text) {
+      const b = this.ui.badge;
+      b.className = `badge ${kind}`;
+      b.textContent = text;
+      b.dataset.state = kind;
+    }
+
+    _status() {
+      const run = this.run, u = this.ui;
+      if (!run) return;
+      const k = run.cursor + 1, n = run.total;
+      u.counter.textContent = `step ${k} of ${n}`;
+      u.scrubber.max = String(n);
+      u.scrubber.value = String(k);
+      u.scrubber.setAttribute("aria-valuetext", `step ${k} of ${n}`);
+      u.phase.textContent = k === 0 ? "initial state" : run.phase(run.cursor);
+      u.back.disabled = k === 0;
+      u.restart.disabled = k === 0;
+      u.forward.disabled = run.cursor + 1 >= run.received;
+      if (u.bytes) {
+        u.bytes.textContent = this._bytesText();
+        const cost = run.start.cost;
+        if (cost && cost.formula) u.bytes.title = `cost model: ${cost.formula}`;
+      }
+      if (run.error) this._badge("bad", "simulation failed");
+      else if (run.atEnd() && run.done) {
+        if (run.done.verified) this._badge("ok", "✓ result verified against numpy");
+        else this._badge("bad", `✗ result differs from numpy (max error ${run.done.max_abs_error})`);
+      } else if (run.received < n) this._badge("pending", `receiving… ${run.received} of ${n} steps`);
+      else this._badge("pending", "checked against numpy at the end");
+    }
+
+    _bytesText() {
+      const run = this.run, fmt = global.LabViews.formatBytes;
+      const sent = Array.from(run.rankBytes);
+      const lo = Math.min(...sent), hi = Math.max(...sent);
+      const expected = run.start.expected_bytes_per_rank;
+      const so = lo === hi ? `${fmt(hi)} per rank` : `${fmt(lo)}–${fmt(hi)} per rank`;
+      let formula = "";
+      if (typeof expected === "number") formula = ` of ${fmt(expected)} (formula)`;
+      else if (Array.isArray(expected) && expected.length) {
+        const flo = Math.min(...expected), fhi = Math.max(...expected);
+        formula = flo === fhi ? ` of ${fmt(fhi)} (formula)` : ` of up to ${fmt(fhi)} (formula)`;
+      }
+      return `sent so far: ${so}${formula}`;
+    }
+
+    _key(e) {
+      if (!this.run || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      const el = e.target;
+      const tag = el && el.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || (el && el.isContentEditable)) return;
+      if (document.querySelector("dialog[open]")) return;
+      if (e.key === " " || e.key === "Spacebar") {
+        if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return; // the focused control's own action
+        e.preventDefault();
+        this.toggle();
+      } else if (e.key === "ArrowRight") {
+        e.preventDefault();
+        this.step(1);
+      } else if (e.key === "ArrowLeft") {
+        e.preventDefault();
+        this.step(-1);
+      } else if (e.key === "Home") {
+        e.preventDefault();
+        this.restart();
+      }
+    }
+  }
+
+  global.LabPlayer = Player;
+})(window);

@@ -1,0 +1,140 @@
+"""The embed in real headless Chromium, in an iframe on a page of its own, as a wiki shows it."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+COUNTER = '[data-role="counter"]'
+BADGE = '[data-role="badge"]'
+
+
+@pytest.fixture
+def wiki(tmp_path):
+    """Serve `tmp_path` over http on 127.0.0.1 (another port, so another origin than the app)."""
+    handler = functools.partial(QuietHandler, directory=str(tmp_path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def host_page(page, wiki, src: str, width: int = 760, height: int = 520):
+    """Paste the embed snippet into a local HTML file, open it as a wiki page would be, and
+    return the embed's frame.
+
+    The file is served over http (CSP's frame-ancestors sources match network schemes, not
+    about:blank or data:) from loopback (Chromium keeps other address spaces from framing
+    local ones).
+    """
+    folder, url = wiki
+    (folder / "wiki.html").write_text(
+        '<!doctype html><title>wiki</title><link rel="icon" href="data:,"><h1>Our wiki</h1>'
+        f'<iframe src="{src}" width="{width}" height="{height}" style="border:0"'
+        ' title="Collective Lab"></iframe>'
+    )
+    page.goto(f"{url}/wiki.html")
+    frame = page.wait_for_selector("iframe").content_frame()
+    frame.wait_for_selector("body[class]")
+    return frame
+
+
+def watch_counter(frame, until: str, timeout_s: float = 60) -> list[str]:
+    """Poll the step counter until it reads `until`; return every distinct value seen."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        text = frame.locator(COUNTER).inner_text()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+        if text == until:
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"counter never read {until!r}; saw {seen}")
+
+
+def test_embed_autoplays_to_the_end_inside_an_iframe(live_server, page, wiki):
+    frame = host_page(
+        page, wiki, f"{live_server.url}/embed/allreduce/ring?ranks=8&autoplay=1&speed=4"
+    )
+    seen = watch_counter(frame, "step 14 of 14")
+    assert len(seen) >= 5, f"the animation should pass through the steps, saw {seen}"
+    frame.wait_for_function(f"() => document.querySelector('{BADGE}').dataset.state === 'ok'")
+    assert frame.locator(BADGE).inner_text() == "✓ result verified against numpy"
+    assert frame.locator("h1").inner_text().startswith("AllReduce")
+    link = frame.locator("a.embed-open")
+    assert link.get_attribute("target") == "_blank"
+    assert "/lab?collective=allreduce&algorithm=ring&ranks=8" in link.get_attribute("href")
+    # sized to its iframe: nothing scrolls inside the frame
+    assert frame.evaluate("document.documentElement.scrollHeight") <= 520
+    assert frame.evaluate("document.documentElement.scrollWidth") <= 760
+    shot = wiki[0] / "embed-in-iframe.png"
+    page.screenshot(path=str(shot))
+    print(f"\nscreenshot: {shot}")
+    assert page.console_errors == []
+
+
+def test_embed_waits_for_play_without_autoplay_and_steps_by_keyboard(live_server, page, wiki):
+    frame = host_page(page, wiki, f"{live_server.url}/embed/allgather/ring?ranks=4")
+    frame.wait_for_function(
+        f"() => document.querySelector('{COUNTER}').textContent === 'step 0 of 3'"
+        " && !document.querySelector('[data-role=play]').disabled"
+    )
+    time.sleep(0.5)
+    assert frame.locator(COUNTER).inner_text() == "step 0 of 3"  # no autoplay: it waits
+    frame.locator('[data-role="forward"]').click()
+    assert frame.locator(COUNTER).inner_text() == "step 1 of 3"
+    frame.locator("body").press("ArrowRight")
+    assert frame.locator(COUNTER).inner_text() == "step 2 of 3"
+    frame.locator("body").press("ArrowLeft")
+    assert frame.locator(COUNTER).inner_text() == "step 1 of 3"
+    frame.locator('[data-role="play"]').click()
+    watch_counter(frame, "step 3 of 3", timeout_s=20)
+    assert page.console_errors == []
+
+
+def test_embed_loops_on_the_steps_it_has(live_server, page, wiki):
+    frame = host_page(
+        page, wiki, f"{live_server.url}/embed/allgather/ring?ranks=4&autoplay=1&loop=1&speed=8"
+    )
+    watch_counter(frame, "step 3 of 3")
+    watch_counter(frame, "step 0 of 3", timeout_s=10)  # back to the start…
+    watch_counter(frame, "step 3 of 3", timeout_s=10)  # …and through again
+    assert frame.evaluate("window.labMetrics.simulateEmits") == 1
+    assert page.console_errors == []
+
+
+def test_embed_dark_theme(live_server, page, wiki):
+    frame = host_page(
+        page,
+        wiki,
+        f"{live_server.url}/embed/allreduce/double_binary_tree?ranks=8&autoplay=1&speed=8&theme=dark",
+    )
+    watch_counter(frame, "step 6 of 6")
+    assert frame.evaluate("document.documentElement.dataset.theme") == "dark"
+    background = frame.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(21, 23, 27)"
+    shot = wiki[0] / "embed-dark.png"
+    page.screenshot(path=str(shot))
+    print(f"\nscreenshot: {shot}")
+    assert page.console_errors == []
+
+
+def test_embed_error_page_inside_an_iframe(live_server, page, wiki):
+    frame = host_page(page, wiki, f"{live_server.url}/embed/allreduce/telepathy?ranks=8")
+    assert "telepathy" in frame.locator('[data-role="error-message"]').inner_text()
+    assert frame.locator("a", has_text="Open the lab").get_attribute("href") == "/lab"
