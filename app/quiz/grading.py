@@ -65,6 +65,9 @@ def _signed(q: Question, body: dict, secret) -> dict:
     params, token = body.get("params"), body.get("token")
     if not isinstance(params, dict):
         raise SubmissionError("params", "must be the object the question came with")
+    for key, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise SubmissionError(f"params.{key}"[:60], "must be a number or a string")
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN:
         raise SubmissionError("token", "must be the token the question came with")
     if not tokens.verify(secret, q.id, params, token):
@@ -132,17 +135,21 @@ def _choice(q: Question, answer, secret, _params) -> dict:
 def _numeric(q: Question, answer, _secret, params) -> dict:
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         raise SubmissionError("answer", "must be a number")
-    if not math.isfinite(answer):
+    try:
+        guess = float(answer)
+    except OverflowError:  # an integer with hundreds of digits
+        raise SubmissionError("answer", "is too large to be a measurement") from None
+    if not math.isfinite(guess):
         raise SubmissionError("answer", "must be a finite number")
     spec = q.numeric
     result = generators.solve(spec, params)
     kind, tol = spec.tolerance
     env = generators.environment(spec.params, params)
     out = {
-        "correct": generators.within(spec, result.value, float(answer)),
+        "correct": generators.within(spec, result.value, guess),
         "expected": float(f"{result.value:.4g}"),
         "expected_text": f"{result.value:.4g} {spec.unit}".strip(),
-        "answer": answer,
+        "answer": guess,
         "unit": spec.unit,
         "tolerance": f"±{tol:g} {spec.unit}" if kind == "absolute" else f"±{tol * 100:g}%",
         "formula": result.formula,
@@ -171,8 +178,8 @@ def _order(q: Question, answer, secret, _params) -> dict:
     ids = option_ids(secret, q, "item", len(q.items))
     if (
         not isinstance(answer, list)
-        or sorted(map(str, answer)) != sorted(ids)
         or not all(isinstance(a, str) for a in answer)
+        or sorted(answer) != sorted(ids)
     ):
         raise SubmissionError("answer", "must list every item id exactly once, in your order")
     return {

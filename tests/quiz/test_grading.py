@@ -121,7 +121,7 @@ def test_numeric_answer_must_be_a_finite_number(bank):
     q = bank.by_id["num-ring-allreduce-time"]
     values = {"ranks": 8, "mib": 64, "link": "ib_ndr"}
     body = {"id": q.id, "params": values, "token": tokens.sign(SECRET, q.id, values)}
-    for answer in ("12", True, None, float("nan"), float("inf"), [1]):
+    for answer in ("12", True, None, float("nan"), float("inf"), [1], 10**400):
         with pytest.raises(SubmissionError, match="answer"):
             grade(bank, {**body, "answer": answer}, SECRET)
 
