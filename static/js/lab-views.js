@@ -24,9 +24,11 @@
     };
   }
   function baseLayout(t) {
+    // Chart text follows the page's type size (larger on projectors, smaller on phones).
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 17;
     return {
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
-      font: { family: t.font, color: t.fg, size: 13 },
+      font: { family: t.font, color: t.fg, size: Math.round(rem * 0.76) },
       margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false, dragmode: false,
       hovermode: "closest", hoverlabel: { font: { family: t.font, size: 13 } },
     };
@@ -589,8 +591,9 @@
       this.el.append(pick, this.body);
     }
 
-    show(r, c) {
+    show(r, c, pinned) {
       this.sel = [r, c];
+      this.pinned = pinned;
       this.rankSelect.value = r;
       this.colSelect.value = c;
       this.render();
@@ -600,7 +603,8 @@
       if (!this.sel || !this.run) return;
       const [r, c] = this.sel, run = this.run;
       const when = run.cursor < 0 ? "before the first step" : `after step ${run.cursor + 1}`;
-      this.body.innerHTML = isAllToAll(run) ? this._allToAll(r, c, when) : this._chunk(r, c, when);
+      const follow = this.pinned ? "" : '<p class="muted small follow">Following what each step changes; click a cell to keep one.</p>';
+      this.body.innerHTML = (isAllToAll(run) ? this._allToAll(r, c, when) : this._chunk(r, c, when)) + follow;
     }
 
     _chunk(r, c, when) {
@@ -863,7 +867,8 @@
       fillLegend(document, run, this.buffer.goal.length > 0);
       if (this.inspector) {
         const rooted = ["reduce", "gather"].includes(run.start.collective);
-        this.select(rooted ? run.start.root : 0, 0, false);
+        this.pinned = false;
+        this.select(rooted ? run.start.root : 0, 0, false, false);
       }
       const topo = (run.start.layout.topology || {}).kind || "complete";
       if (this.topologySub) this.topologySub.textContent = TOPOLOGY_NOTES[topo] || topo;
@@ -877,15 +882,33 @@
       await this.topology.render(flightMs, onDrawn);
       this.buffer.update(this.dirty);
       this.dirty.clear();
+      if (this.inspector && !this.pinned) this._follow();
       const work = [this.buffer.render()];
       if (this.traffic) work.push(this.traffic.render());
       await Promise.all(work);
       if (this.inspector) this.inspector.render();
     }
 
-    select(r, c, draw = true) {
+    // Until the learner picks a cell, the inspector follows the step: it shows the cell this
+    // step changed that holds the most contributions, so the reduction happens in front of them.
+    _follow() {
+      const run = this.run;
+      if (run.cursor < 0) return;
+      let best = null;
+      for (const u of run.steps[run.cursor].state) {
+        if (!best || u.holders.length > best.holders.length) best = u;
+      }
+      if (!best) return;
+      const c = isAllToAll(run) ? best.chunk % run.p : best.chunk;
+      this.buffer.selected = [best.rank, c];
+      this.inspector.show(best.rank, c, false);
+    }
+
+    // A cell picked by the learner (click or the selects) stays until the next run.
+    select(r, c, draw = true, pin = true) {
+      if (pin) this.pinned = true;
       this.buffer.selected = [r, c];
-      if (this.inspector) this.inspector.show(r, c);
+      if (this.inspector) this.inspector.show(r, c, this.pinned);
       if (draw) this.buffer.render();
     }
   }
