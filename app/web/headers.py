@@ -56,6 +56,10 @@ def policy(path: str, embed_ancestors: str) -> dict[str, str | None]:
         "form-action": "'self'",
         "frame-ancestors": ancestors,
     }
+    if embeddable and ancestors == "*":
+        # "*" does not match a file:// or about:blank parent in Chromium, so a wiki page saved
+        # to disk could not show the embed; leaving the directive out allows every parent.
+        del csp["frame-ancestors"]
     return {
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "strict-origin-when-cross-origin",

@@ -138,3 +138,19 @@ def test_embed_error_page_inside_an_iframe(live_server, page, wiki):
     frame = host_page(page, wiki, f"{live_server.url}/embed/allreduce/telepathy?ranks=8")
     assert "telepathy" in frame.locator('[data-role="error-message"]').inner_text()
     assert frame.locator("a", has_text="Open the lab").get_attribute("href") == "/lab"
+
+
+def test_the_snippet_pasted_into_a_local_html_file_plays(live_server, page, tmp_path):
+    # A learner saves the share dialog's snippet in a file and opens it: a file:// parent.
+    snippet = (
+        f'<iframe src="{live_server.url}/embed/allreduce/ring?ranks=4&autoplay=1&speed=4" '
+        'width="640" height="480" title="Collective Lab"></iframe>'
+    )
+    local = tmp_path / "snippet.html"
+    local.write_text(f"<!doctype html><title>notes</title>{snippet}")
+    page.goto(local.as_uri())
+    frame = page.wait_for_selector("iframe").content_frame()
+    frame.wait_for_selector(COUNTER)
+    watch_counter(frame, "step 6 of 6")
+    frame.wait_for_function(f"() => document.querySelector('{BADGE}').dataset.state === 'ok'")
+    assert page.console_errors == []
