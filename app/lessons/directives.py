@@ -64,7 +64,6 @@ class Context:
     slug: str
     course: Course
     quiz_dir: Path
-    markdown: Callable[[str], str]  # render a Markdown block (with math) to HTML
     inline: Callable[[str], str]  # render one line of Markdown to HTML
     counter: int = 0
     live: list[str] = field(default_factory=list)  # "lab:allreduce/ring", "calc:ddp", ...
@@ -269,7 +268,7 @@ def render_quiz(d: Directive, ctx: Context) -> str:
         raise DirectiveError(f"@quiz: {exc}") from None
     if count is not None:
         questions = questions[: int(count)]
-    return render_self_check(slug, questions, ctx.markdown, ctx.inline)
+    return render_self_check(slug, questions)
 
 
 RENDERERS: dict[str, Callable[[Directive, Context], str]] = {

@@ -340,7 +340,6 @@ def render_lesson(
         slug=lesson.slug,
         course=course,
         quiz_dir=quiz_dir,
-        markdown=lambda text: render_fragment(text),
         inline=lambda text: render_fragment(text, inline=True),
     )
     html, tokens, problems = render_markdown(

@@ -1,8 +1,8 @@
-"""A lesson's self-check questions: read lessons/quizzes/<slug>.yaml and show them with answers.
+"""A lesson's self-check: check lessons/quizzes/<slug>.yaml and place the graded quiz for it.
 
-This is the stand-in until the quiz engine grades answers on the server: `render_self_check`
-is the one function that turns questions into HTML, so swapping in the graded version is a
-change in one place. The file is a YAML list of questions:
+The questions are shown and graded by the quiz (app/quiz, static/js/quiz.js), so the page holds
+no question text and no answer; this module checks the file when the lesson renders, so a
+broken quiz file is a render error naming it. The file is a YAML list of questions:
 
     - id: ring-steps
       kind: single            # or multiple
@@ -17,7 +17,6 @@ change in one place. The file is a YAML list of questions:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -118,19 +117,13 @@ def _question(raw: object, where: str, course: Course) -> Question:
     return Question(str(qid), kind, prompt, tuple(options), tuple(tags), seeds, difficulty)
 
 
-def render_self_check(
-    slug: str,
-    questions: list[Question],
-    markdown: Callable[[str], str],
-    inline: Callable[[str], str],
-) -> str:
+def render_self_check(slug: str, questions: list[Question]) -> str:
     """Show the self-check as a server-graded quiz: no question text and no answer in the page.
 
     static/js/quiz.js (the /quiz runner, see docs/quiz.md) fetches this lesson's questions from
     the quiz bank (GET /api/quiz/questions?mode=lesson&lesson=<slug>&count=N, the file's own
     questions first and in order) and grades every answer at POST /api/quiz/answer. Without the
-    script the section links to the quiz page for this lesson. `markdown` and `inline` are not
-    needed any more: the quiz API renders question text itself.
+    script the section links to the quiz page for this lesson.
     """
     count = len(questions)
     plural = "s" if count != 1 else ""

@@ -20,7 +20,6 @@ def make_ctx(course, quiz_dir=FIXTURES / "quizzes"):
         slug="ring-basics",
         course=course,
         quiz_dir=quiz_dir,
-        markdown=render_fragment,
         inline=lambda text: render_fragment(text, inline=True),
     )
 
@@ -207,26 +206,23 @@ def test_diagram_errors_say_what_is_allowed(course):
 # -- @quiz ---------------------------------------------------------------------------------------
 
 
-def test_quiz_shows_questions_options_and_revealable_answers(course):
+def test_quiz_places_a_graded_self_check_without_questions_or_answers(course):
     tree, problems, _ = render(course, "@quiz ring-basics\n")
     assert problems == []
     section = tree.find("section", class_="self-check")
-    questions = section.find_all("li", class_="question")
-    assert [q.attrs["data-question-id"] for q in questions] == ["ring-steps", "ring-bytes"]
-    first, second = questions
-    assert first.find("math") is not None  # the prompt's $p$
-    assert len(first.find("ol", class_="options").find_all("li")) == 2
-    answer = first.find("details", class_="answer")
-    assert answer.find("summary").text == "Show answer"
-    assert "Answer: A" in answer.text
-    assert "That is recursive doubling." in answer.find("li", class_="incorrect").text
-    assert "Answer: A, C" in second.find("details").text
-    assert second.find("p", class_="question-hint").text.startswith("Choose all that apply.")
+    assert section.attrs["data-quiz-lesson"] == "ring-basics"
+    assert section.attrs["data-quiz-count"] == "2"
+    link = section.find("a")
+    assert link.attrs["href"] == "/quiz?topics=ring-basics"  # works without JavaScript
+    text = section.text
+    # The answers are graded on the server: nothing from the quiz file reaches the page.
+    assert "That is recursive doubling." not in text and "How many steps" not in text
+    assert section.find("details") is None and section.find("li") is None
 
 
 def test_quiz_count_limits_the_questions(course):
     tree, _, _ = render(course, "@quiz ring-basics count=1\n")
-    assert len(tree.find_all("li", class_="question")) == 1
+    assert tree.find("section", class_="self-check").attrs["data-quiz-count"] == "1"
 
 
 @pytest.mark.parametrize(
