@@ -23,12 +23,25 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.from_prefixed_env("COLLECTIVE_LAB")
     if config:
         app.config.update(config)
-    from . import api, compression, costs_api, headers, lab, lessons, limits, pages, quiz, sockets
+    from . import (
+        api,
+        compression,
+        costs_api,
+        errors,
+        headers,
+        lab,
+        lessons,
+        limits,
+        pages,
+        quiz,
+        sockets,
+    )
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
 
     for blueprint in (pages.bp, api.bp, lab.bp, costs_api.bp, lessons.bp, quiz.bp):
         app.register_blueprint(blueprint)
+    errors.init_app(app)
     headers.init_app(app)
     limits.init_app(app)
 

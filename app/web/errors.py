@@ -1,0 +1,40 @@
+"""Errors outside any view: JSON under /api/, a calm HTML page elsewhere, never a traceback.
+
+Routing errors (no such URL, wrong method) happen before a blueprint is chosen, so its own
+error handlers never see them; these app-level handlers do.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+log = logging.getLogger(__name__)
+
+
+def init_app(app: Flask) -> None:
+    """Answer every HTTP error of `app` as JSON for /api/ paths and as a page for the rest."""
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(Exception, _unexpected)
+
+
+def _http_error(e: HTTPException):
+    message = e.description or e.name
+    if e.code == 405 and e.valid_methods:
+        allowed = ", ".join(m for m in e.valid_methods if m not in ("HEAD", "OPTIONS"))
+        message = f"{request.method} is not allowed on {request.path}; use {allowed}"
+    elif e.code == 404:
+        message = f"no such page: {request.path}"
+    if request.path.startswith("/api/"):
+        response = jsonify(error=message)
+    else:
+        response = render_template("pages/error.html", code=e.code, title=e.name, message=message)
+    headers = e.get_response().headers  # keeps Allow on 405 and Retry-After where set
+    return response, e.code, [(k, v) for k, v in headers.items() if k in ("Allow", "Retry-After")]
+
+
+def _unexpected(e: Exception):
+    log.exception("unhandled error on %s %s", request.method, request.path)
+    return _http_error(InternalServerError("the server failed unexpectedly; the error was logged"))
