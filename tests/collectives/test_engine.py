@@ -47,7 +47,11 @@ def test_outputs_equal_numpy(collective, algorithm, ranks):
         ops = OPS if COLLECTIVES[collective].reduces else ("sum",)
         for op in ops:
             trace = simulate(
-                collective, algorithm, ranks=ranks, elements=elements, op=op,
+                collective,
+                algorithm,
+                ranks=ranks,
+                elements=elements,
+                op=op,
                 **params(collective, algorithm, ranks),
             )
             assert trace.verified, (collective, algorithm, ranks, elements, op)
@@ -62,10 +66,16 @@ def test_outputs_equal_numpy(collective, algorithm, ranks):
 def test_trace_invariants(collective, algorithm, ranks):
     elements = 4 * ranks
     trace = simulate(
-        collective, algorithm, ranks=ranks, elements=elements, **params(collective, algorithm, ranks)
+        collective,
+        algorithm,
+        ranks=ranks,
+        elements=elements,
+        **params(collective, algorithm, ranks),
     )
     single_port = next(
-        e["single_port"] for e in catalog() if (e["collective"], e["algorithm"]) == (collective, algorithm)
+        e["single_port"]
+        for e in catalog()
+        if (e["collective"], e["algorithm"]) == (collective, algorithm)
     )
     sent = np.zeros(ranks, dtype=np.int64)
     for i, step in enumerate(trace.steps):
@@ -141,7 +151,12 @@ def test_random_shapes_and_values(entry, ranks, blocks, extra, op, seed, floats)
     if op == "prod":  # keep products finite and away from 0 so rounding stays relative
         data = np.where(data == 0, 1, data) if not floats else rng.uniform(0.5, 1.5, data.shape)
     trace = simulate(
-        collective, algorithm, ranks=ranks, elements=elements, op=op, inputs=data,
+        collective,
+        algorithm,
+        ranks=ranks,
+        elements=elements,
+        op=op,
+        inputs=data,
         **params(collective, algorithm, ranks),
     )
     assert trace.verified, (collective, algorithm, ranks, elements, op)
