@@ -13,6 +13,7 @@ with the bank's problems (an authoring error, fixed in lessons/quizzes/).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
@@ -41,6 +42,12 @@ def _error(message: str, status: int = 400):
     return jsonify(error=message), status
 
 
+def _bank():
+    """Return the quiz bank of this app's lessons folder (LESSONS_DIR, default ./lessons)."""
+    directory = current_app.config.get("LESSONS_DIR")
+    return current_bank(Path(directory)) if directory else current_bank()
+
+
 def _bank_unavailable(exc: BankError):
     return jsonify(error="the question bank does not load", problems=exc.problems), 503
 
@@ -49,7 +56,7 @@ def _bank_unavailable(exc: BankError):
 def page():
     """Show the quiz: pick topics, difficulty and length, or start a mock interview."""
     try:
-        bank = current_bank()
+        bank = _bank()
     except BankError as exc:
         return render_template("quiz/unavailable.html", problems=exc.problems), 503
     sections: dict[str, list[dict]] = {}
@@ -78,7 +85,7 @@ def page():
 def topics():
     """List every lesson with how many questions of each kind and difficulty it has."""
     try:
-        bank = current_bank()
+        bank = _bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     return jsonify(
@@ -115,7 +122,7 @@ def _count() -> int:
 def questions():
     """Return fresh questions for the filters, without answers."""
     try:
-        bank = current_bank()
+        bank = _bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     rng = random.Random()
@@ -175,7 +182,7 @@ def answer():
     if body is None:
         return _error("body: must be a JSON object with id and answer")
     try:
-        bank = current_bank()
+        bank = _bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     try:
