@@ -34,6 +34,7 @@ def catalog() -> list[dict]:
                 "algorithm": name,
                 "description": algo.description,
                 "summary": c.summary,
+                "title": c.title,
                 "reduces": c.reduces,
                 "uses_root": c.uses_root,
                 "needs_ranks_per_node": algo.needs_ranks_per_node,

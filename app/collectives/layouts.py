@@ -48,28 +48,64 @@ class Collective:
     uses_root: bool
     needs_divisible: bool  # elements must be a multiple of ranks
     summary: str
+    title: str  # how people write it: "AllReduce", "All-to-All"
 
 
 COLLECTIVES: dict[str, Collective] = {
     c.name: c
     for c in (
         Collective(
-            "allreduce", True, False, False, "every rank ends with the reduction of all inputs"
-        ),
-        Collective("reduce", True, True, False, "the root ends with the reduction of all inputs"),
-        Collective("broadcast", False, True, False, "every rank ends with the root's input"),
-        Collective(
-            "allgather", False, False, False, "every rank ends with all inputs, in rank order"
-        ),
-        Collective(
-            "reduce_scatter", True, False, True, "rank i ends with block i of the reduction"
+            "allreduce",
+            True,
+            False,
+            False,
+            "every rank ends with the reduction of all inputs",
+            "AllReduce",
         ),
         Collective(
-            "all_to_all", False, False, True, "block j of rank i goes to rank j, in source order"
+            "reduce", True, True, False, "the root ends with the reduction of all inputs", "Reduce"
         ),
-        Collective("gather", False, True, False, "the root ends with all inputs, in rank order"),
-        Collective("scatter", False, True, True, "rank i ends with block i of the root's input"),
-        Collective("sendrecv", False, False, False, "stage k sends to stage k+1 along a pipeline"),
+        Collective(
+            "broadcast", False, True, False, "every rank ends with the root's input", "Broadcast"
+        ),
+        Collective(
+            "allgather",
+            False,
+            False,
+            False,
+            "every rank ends with all inputs, in rank order",
+            "AllGather",
+        ),
+        Collective(
+            "reduce_scatter",
+            True,
+            False,
+            True,
+            "rank i ends with block i of the reduction",
+            "ReduceScatter",
+        ),
+        Collective(
+            "all_to_all",
+            False,
+            False,
+            True,
+            "block j of rank i goes to rank j, in source order",
+            "All-to-All",
+        ),
+        Collective(
+            "gather", False, True, False, "the root ends with all inputs, in rank order", "Gather"
+        ),
+        Collective(
+            "scatter", False, True, True, "rank i ends with block i of the root's input", "Scatter"
+        ),
+        Collective(
+            "sendrecv",
+            False,
+            False,
+            False,
+            "stage k sends to stage k+1 along a pipeline",
+            "Send/Recv",
+        ),
     )
 }
 

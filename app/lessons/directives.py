@@ -30,17 +30,6 @@ DIRECTIVE_LINE = re.compile(r"^@([a-z][a-z0-9_-]*)(?:\s+(.*))?$")
 CALC_NAME = re.compile(r"^[a-z0-9_]+$")
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
-COLLECTIVE_TITLES = {
-    "allreduce": "AllReduce",
-    "allgather": "AllGather",
-    "reduce_scatter": "ReduceScatter",
-    "broadcast": "Broadcast",
-    "reduce": "Reduce",
-    "all_to_all": "All-to-All",
-    "gather": "Gather",
-    "scatter": "Scatter",
-    "sendrecv": "Send/Recv",
-}
 
 LAB_MAX_RANKS = 64  # the web lab's limit (settings.LAB_MAX_RANKS)
 LAB_MAX_ELEMENTS = 4096  # a lesson's animation stays small enough to read
@@ -124,7 +113,7 @@ LAB_PARAMS = {
 
 def render_lab(d: Directive, ctx: Context) -> str:
     """An <iframe> of the lab's embed view, a caption, and a link to open it in the lab."""
-    from app.collectives import CollectiveError, catalog, simulate
+    from app.collectives import COLLECTIVES, CollectiveError, catalog, simulate
 
     collective, slash, algorithm = d.target.partition("/")
     entries = {(c["collective"], c["algorithm"]): c for c in catalog()}
@@ -154,7 +143,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
     query = urlencode(params)
     src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
     lab = urlencode({"collective": collective, "algorithm": algorithm, **engine})
-    name = f"{COLLECTIVE_TITLES.get(collective, collective)}, {algorithm.replace('_', ' ')}"
+    name = f"{COLLECTIVES[collective].title}, {algorithm.replace('_', ' ')}"
     title = f"Live animation: {name}, {ranks} ranks"
     text = caption or f"{name} on {ranks} ranks. {entries[(collective, algorithm)]['description']}"
     ctx.live.append(f"lab:{collective}/{algorithm}")

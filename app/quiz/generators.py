@@ -26,7 +26,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 from app import costs
-from app.collectives import CollectiveError, simulate
+from app.collectives import COLLECTIVES, CollectiveError, simulate
 from app.collectives.trace import Trace, ranks_in
 from app.costs import units
 
@@ -824,19 +824,6 @@ def chunk_label(c: int) -> str:
     return chr(65 + c) if c < 26 else f"C{c}"
 
 
-TITLES = {
-    "allreduce": "AllReduce",
-    "allgather": "AllGather",
-    "reduce_scatter": "ReduceScatter",
-    "broadcast": "Broadcast",
-    "reduce": "Reduce",
-    "all_to_all": "All-to-All",
-    "gather": "Gather",
-    "scatter": "Scatter",
-    "sendrecv": "Send/Recv",
-}
-
-
 ALGORITHM_NAMES = {
     "bruck": "Bruck",
     "rabenseifner": "Rabenseifner",
@@ -854,7 +841,7 @@ def predict_env(spec: PredictSpec, values: dict) -> dict:
     """Return the names a predict prompt may use: title, ranks, step, rank, chunk, root, ..."""
     case, trace = _instance(spec, values)
     env = {
-        "collective": TITLES.get(case.collective, case.collective),
+        "collective": COLLECTIVES[case.collective].title,
         "algorithm": ALGORITHM_NAMES.get(case.algorithm, case.algorithm.replace("_", " ")),
         "ranks": values["ranks"],
         "root": values["root"],

@@ -15,17 +15,8 @@ from ..collectives import COLLECTIVES, OPS, catalog
 
 bp = Blueprint("lab", __name__)
 
-TITLES = {
-    "allreduce": "AllReduce",
-    "reduce": "Reduce",
-    "broadcast": "Broadcast",
-    "allgather": "AllGather",
-    "reduce_scatter": "ReduceScatter",
-    "all_to_all": "All-to-All",
-    "gather": "Gather",
-    "scatter": "Scatter",
-    "sendrecv": "Send/Recv pipeline",
-}
+# How each collective is written for people; sendrecv is shown as the pipeline it runs.
+TITLES = {name: c.title for name, c in COLLECTIVES.items()} | {"sendrecv": "Send/Recv pipeline"}
 OP_LABELS = {"sum": "sum (+)", "prod": "product (×)", "max": "max", "min": "min", "avg": "average"}
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 MIN_RANKS = 2  # the slider's floor: one rank has nobody to talk to

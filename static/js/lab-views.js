@@ -70,11 +70,6 @@
     const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
     return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#111" : "#fff";
   }
-  const TITLES = {
-    allreduce: "AllReduce", reduce: "Reduce", broadcast: "Broadcast", allgather: "AllGather",
-    reduce_scatter: "ReduceScatter", all_to_all: "All-to-All", gather: "Gather",
-    scatter: "Scatter", sendrecv: "Send/Recv",
-  };
   const REDUCING = new Set(["allreduce", "reduce", "reduce_scatter"]);
   // Okabe & Ito's black chunk turns into the text colour, so it stays visible on dark pages.
   function chunkColor(c, t) {
@@ -919,5 +914,5 @@
     hierarchical: "nodes with GPUs inside", complete: "every rank to every rank",
   };
 
-  global.LabViews = { Views, formatBytes, holderList, formatValue, TITLES };
+  global.LabViews = { Views, formatBytes, holderList, formatValue };
 })(window);
