@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.collectives import CollectiveError, catalog, simulate
 
@@ -21,7 +21,10 @@ def collectives():
 @bp.post("/simulate")
 def simulate_run():
     """Run one simulation and return the whole trace as one JSON document."""
-    body = request.get_json(force=True, silent=True)
+    try:
+        body = request.get_json(force=True, silent=True)
+    except RecursionError:  # thousands of nested brackets: not a parameter object
+        body = None
     if not isinstance(body, dict):
         return _bad_request("request body must be a JSON object of simulate parameters")
     try:
@@ -39,6 +42,9 @@ def simulate_run():
 @bp.errorhandler(HTTPException)
 def http_error(e: HTTPException):
     """Answer HTTP errors raised inside the API (e.g. a body over the size limit) as JSON."""
+    if isinstance(e, RequestEntityTooLarge):
+        limit = current_app.config["MAX_CONTENT_LENGTH"]
+        return jsonify(error=f"request body must be at most {limit} bytes"), e.code
     return jsonify(error=e.description), e.code
 
 

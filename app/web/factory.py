@@ -34,6 +34,7 @@ def create_app(config: dict | None = None) -> Flask:
         limits,
         pages,
         quiz,
+        socket_json,
         sockets,
     )
 
@@ -51,6 +52,7 @@ def create_app(config: dict | None = None) -> Flask:
         async_mode="threading",
         cors_allowed_origins=origins or None,  # None: same origin only
         max_http_buffer_size=app.config["MAX_SOCKET_MESSAGE_BYTES"],
+        json=socket_json,
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
     return app

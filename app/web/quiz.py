@@ -113,7 +113,8 @@ def _list_arg(name: str, allowed, limit: int = MAX_IDS) -> list[str]:
 
 def _count() -> int:
     raw = request.args.get("count", "10")
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_COUNT:
+    # ASCII digits only: str.isdigit() also accepts "²" and "①", which int() refuses.
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 4) or not 1 <= int(raw) <= MAX_COUNT:
         raise ParamError(f"count: must be an integer in 1..{MAX_COUNT}, got {raw[:20]!r}")
     return int(raw)
 

@@ -28,6 +28,7 @@ from app.collectives import CollectiveError, simulate
 
 from . import params, serialize
 from .limits import RateLimited, TokenBuckets
+from .socket_json import UNDECODABLE
 
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
@@ -136,6 +137,7 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
+    server.on(UNDECODABLE, handlers.undecodable, namespace=NAMESPACE)
 
 
 def _no_delay(wsgi_app: Callable) -> Callable:
@@ -195,8 +197,21 @@ class _Handlers:
             return {"ok": False, "error": "cancel takes {run_id: <the id from the simulate ack>}"}
         return {"ok": True, "cancelled": self.runs.cancel(sid, run_id)}
 
+    def undecodable(self, sid: str, *args) -> dict:
+        """Answer a message whose JSON could not be loaded (see app/web/socket_json.py)."""
+        reason = args[0] if args and isinstance(args[0], str) else "invalid JSON"
+        return {
+            "ok": False,
+            "error": f"the message could not be decoded ({reason}): send a JSON object of "
+            "parameters; integers may have at most 100 digits",
+        }
+
     def disconnect(self, sid: str, reason: str | None = None) -> None:
         """Cancel the run of a client that went away, and forget its rate bucket."""
+        if self.server.manager.is_connected(sid, NAMESPACE):
+            # Still connected: a client *sent* an event named "disconnect". Ignore it, or it
+            # could reset its own rate limit.
+            return
         self.runs.cancel(sid)
         self.rate.forget(sid)
 
