@@ -1,0 +1,130 @@
+"""`make bench`: every benchmark in sequence, every figure printed; nonzero only on a crash.
+
+engine (bench/engine.py), streaming (full stack vs bare python-socketio), page (headless
+Chromium), a short load run (50 clients x 10 s) and a short fault run. Figures that miss their
+target are printed as such, not raised: the machines are noisy and this is not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Callable
+
+from . import engine, load, page, streaming
+
+
+def machine() -> str:
+    """Describe the machine: cores, CPU model, Python, and the load others put on it."""
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(
+                line.split(":", 1)[1].strip() for line in f if line.startswith("model name")
+            )
+    except (OSError, StopIteration):
+        pass
+    return (
+        f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
+        f"load average {loadavg()}"
+    )
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def summary(results: dict) -> None:
+    """Print the headline figure of every benchmark that ran, one line each."""
+    print("\n=== summary ===")
+    rows = results.get("engine")
+    if rows:
+        print(
+            "engine: steps / numpy copy floor "
+            + ", ".join(f"p={r['ranks']} {r['steps'] / r['floor']:.2f}x" for r in rows)
+            + " (target p=8 <= 3x)"
+        )
+    s = results.get("streaming")
+    if s:
+        print(
+            f"streaming: full stack {s['full']['events_per_s']:.0f} events/s vs bare "
+            f"python-socketio {s['bare']['events_per_s']:.0f} events/s = {s['ratio']:.1%} "
+            f"(target >= 70%; {s['stream_ratio']:.0%} counting from the first step)"
+        )
+    p = results.get("page")
+    for kind, figures in (p or {}).items():
+        colds = figures["cold"]
+        wire = sorted(r["wire"] for r in colds)[len(colds) // 2]
+        key = "nav_to_first_step_ms" if kind == "embed" else "first_step_ms"
+        when = "navigation" if kind == "embed" else "Run click"
+        first = sorted(r[key] for r in colds)[len(colds) // 2]
+        print(
+            f"page {colds[0]['url']}: {wire / 1e6:.3f} MB transferred, {when} -> first step "
+            f"{first:.0f} ms"
+        )
+    r = results.get("load")
+    if r:
+        t = r.tally
+        print(
+            f"load: {r.clients} clients x {r.seconds:.0f} s: {t.runs_ok} runs, {t.error_count} "
+            f"errors, {t.lost} lost, {t.out_of_order} out of order, p50 {r.p50 * 1e3:.0f} ms, "
+            f"p99 {r.p99 * 1e3:.0f} ms, server RSS peak {r.rss_peak:.0f} MB"
+        )
+    f = results.get("faults")
+    if f:
+        problems = sum(sum(ph.problems.values()) for ph in f["phases"])
+        print(
+            f"faults: {problems} problems; server RSS baseline {f['baseline']:.0f} MB, peak "
+            f"{f['peak']:.0f} MB, after {f['after']:.0f} MB; threads idle {f['idle_threads']}, "
+            f"after {f['threads_after']}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--only", help="comma-separated subset: engine,streaming,page,load,faults")
+    parser.add_argument("--clients", type=int, default=50, help="load clients (default 50)")
+    parser.add_argument("--seconds", type=float, default=10, help="load seconds (default 10)")
+    args = parser.parse_args(argv)
+    steps: dict[str, Callable[[], object]] = {
+        "engine": engine.run,
+        "streaming": streaming.run,
+        "page": page.run,
+        "load": lambda: load.load(args.clients, args.seconds),
+        "faults": lambda: load.faults(
+            clients=10, flood_clients=5, flood=50, big_flood=20, settle_s=30
+        ),
+    }
+    chosen = args.only.split(",") if args.only else list(steps)
+    unknown = sorted(set(chosen) - set(steps))
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
+    print(f"bench {time.strftime('%Y-%m-%d %H:%M:%S %Z')}: {machine()}", flush=True)
+    crashed = []
+    results: dict[str, object] = {}
+    for name in chosen:
+        print(f"\n=== {name} (load average before: {loadavg()}) ===", flush=True)
+        start = time.monotonic()
+        try:
+            results[name] = steps[name]()
+        except Exception:  # noqa: BLE001 - a crash is reported and makes the exit code nonzero
+            traceback.print_exc()
+            crashed.append(name)
+        print(f"--- {name}: {time.monotonic() - start:.0f} s", flush=True)
+    summary(results)
+    if crashed:
+        print(f"\nbench: CRASHED in {', '.join(crashed)}", file=sys.stderr)
+        return 1
+    print(f"\nbench: done (load average {loadavg()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
