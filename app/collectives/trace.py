@@ -7,6 +7,7 @@ that rank's copy. Steps record only the cells they changed; `holdings_at` replay
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,14 +48,19 @@ class Step:
 
 def ranks_in(mask: int) -> list[int]:
     """List the ranks whose bits are set in `mask`, in ascending order."""
+    return list(_ranks_in(mask))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ranks_in(mask: int) -> tuple[int, ...]:
+    # Cached: a run's cells repeat the same few thousand masks, and the lab serializes
+    # every one of them once per step it changes in.
     out = []
-    rank = 0
     while mask:
-        if mask & 1:
-            out.append(rank)
-        mask >>= 1
-        rank += 1
-    return out
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return tuple(out)
 
 
 @dataclass

@@ -53,6 +53,9 @@ def create_app(config: dict | None = None) -> Flask:
         cors_allowed_origins=origins or None,  # None: same origin only
         max_http_buffer_size=app.config["MAX_SOCKET_MESSAGE_BYTES"],
         json=socket_json,
+        # One client's events in the order sent: two quick `simulate`s must not race, or the
+        # older could replace the newer. Handlers only validate and start a task.
+        async_handlers=False,
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
     return app

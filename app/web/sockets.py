@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Callable
@@ -33,6 +34,9 @@ from .socket_json import UNDECODABLE
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
 BUSY_RETRY_S = 2  # what a client is told to wait when every run slot is taken
+# Engine runs at once, over all clients: the engine is CPU-bound, so more than the cores only
+# adds memory (each run holds its buffers and trace) and delays everyone's first step.
+ENGINE_SLOTS = threading.BoundedSemaphore(max(2, os.cpu_count() or 2))
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +234,10 @@ def _stream(server: socketio.Server, runs: RunRegistry, run: Run, p: params.SimP
         )
 
     try:
-        trace = simulate(**p.simulate_kwargs())
+        with ENGINE_SLOTS:
+            if run.cancelled:  # replaced or cancelled while waiting: skip the engine
+                return
+            trace = simulate(**p.simulate_kwargs())
         if not send("sim_start", serialize.start(trace, run.run_id)):
             return
         for i, step in enumerate(trace.steps):
