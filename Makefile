@@ -5,18 +5,19 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+# Installs are constrained by requirements.lock, so every machine gets the same versions.
+$(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[test]'
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed
@@ -28,6 +29,9 @@ lint: $(VENV)/.installed-test
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+audit:
+	$(PYTHON) .ci/audit_pins.py
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench
