@@ -82,8 +82,9 @@ def allgather_bruck(p: int, **_: object) -> Terms:
 
 
 @register("allgather", "direct")
-def allgather_direct(p: int, **_: object) -> Terms:
-    """Every rank sends its block to every other rank at once."""
+@register("all_to_all", "direct")
+def direct_exchange(p: int, **_: object) -> Terms:
+    """Every rank sends each of its p−1 outgoing blocks at once (allgather, all-to-all)."""
     f = (p - 1) / p
     return one_phase(
         "all-to-all exchange",
@@ -183,16 +184,3 @@ def all_to_all_bruck(p: int, **_: object) -> Terms:
     )
 
 
-@register("all_to_all", "direct")
-def all_to_all_direct(p: int, **_: object) -> Terms:
-    """Every rank sends every block at once."""
-    f = (p - 1) / p
-    return one_phase(
-        "all-to-all exchange",
-        1 if p > 1 else 0,
-        f,
-        0.0,
-        uniform(p, f),
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
