@@ -82,7 +82,6 @@ def allgather_bruck(p: int, **_: object) -> Terms:
 
 
 @register("allgather", "direct")
-@register("all_to_all", "direct")
 def direct_exchange(p: int, **_: object) -> Terms:
     """Every rank sends each of its p−1 outgoing blocks at once (allgather, all-to-all)."""
     f = (p - 1) / p
@@ -184,3 +183,4 @@ def all_to_all_bruck(p: int, **_: object) -> Terms:
     )
 
 
+register("all_to_all", "direct")(direct_exchange)  # the same one-step exchange

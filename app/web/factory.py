@@ -36,7 +36,10 @@ def create_app(config: dict | None = None) -> Flask:
         quiz,
         socket_json,
         sockets,
+        ws_compat,
     )
+
+    ws_compat.apply()
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
 
