@@ -143,7 +143,6 @@ def simulate(
         root=root,
         ranks_per_node=ranks_per_node,
     )
-    initial_buffers = layout.buffers.copy()
     algo.run(machine)
 
     trace = Trace(
@@ -162,7 +161,7 @@ def simulate(
         topology=machine.topology,
         inputs=data,
         initial_holdings=layout.holdings,
-        initial_buffers=initial_buffers,
+        parts=parts,
         steps=machine.steps,
         bytes_sent=machine.bytes_sent,
         final_holdings=machine.holdings,
@@ -178,6 +177,8 @@ def _float_gap(got: np.ndarray, want: np.ndarray, ranks: int) -> tuple[float, bo
     relative error that grows with the number of operands. Equal infinities and NaN pairs
     (an overflowing product) count as equal.
     """
+    if np.array_equal(got, want):  # the default inputs are small integers: sums are exact
+        return 0.0, True
     with np.errstate(invalid="ignore", over="ignore"):
         diff = np.abs(got - want)
         within = diff <= 1e-6 + (1e-5 * ranks) * np.abs(want)

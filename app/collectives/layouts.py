@@ -250,11 +250,17 @@ def full_mask(ranks: int) -> int:
 
 
 def extract(buffers: np.ndarray, chunks: list[tuple[int, int]], chunk_ids: list[int], rank: int):
-    """Copy rank `rank`'s copies of `chunk_ids`, concatenated, into one output vector."""
+    """Return rank `rank`'s copies of `chunk_ids`, concatenated, as one read-only vector.
+
+    Contiguous chunks (every vector collective) give a view of the final buffer, not a copy.
+    """
     spans = [chunks[c] for c in chunk_ids]
     if all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False)):
-        return buffers[rank, spans[0][0] : spans[-1][1]].copy()  # contiguous: one copy
-    return np.concatenate([buffers[rank, start:stop] for start, stop in spans])
+        out = buffers[rank, spans[0][0] : spans[-1][1]]
+    else:
+        out = np.concatenate([buffers[rank, start:stop] for start, stop in spans])
+    out.flags.writeable = False
+    return out
 
 
 __all__ = ["COLLECTIVES", "Collective", "Layout", "expected", "finalize", "layout_for", "split"]

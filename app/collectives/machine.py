@@ -5,17 +5,23 @@ real hardware would: every transfer reads its source as it was *before* the roun
 ranks can swap or exchange-and-reduce in one step), then writes or reduces into its target.
 The machine also checks the algorithm as it goes: no self-sends, no sending a chunk one does
 not hold, no conflicting writes, and no contribution ever reduced in twice.
+
+The ring makes p² transfers for p× the bytes, so everything done per transfer is kept to a
+few dictionary and slice operations: holdings live in one dict per rank, bytes are counted in
+a Python list, and only a source that the same round overwrites is copied before the writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
-from .ops import combine
+from .ops import combiner
 from .trace import PREVIEW_ELEMENTS, CellUpdate, Step, Transfer
+
+_OPS = ("copy", "reduce")
 
 
 class AlgorithmBug(AssertionError):
@@ -37,15 +43,29 @@ class Machine:
     ) -> None:
         self.buffers = buffers  # (ranks, buffer_length)
         self.chunks = chunks
-        self.holdings = dict(holdings)
         self.op = op
         self.root = root
         self.ranks_per_node = ranks_per_node
         self.ranks = buffers.shape[0]
         self.steps: list[Step] = []
-        self.bytes_sent = np.zeros(self.ranks, dtype=np.int64)
         self.topology: dict = {"kind": "complete"}
         self._pending: list[Transfer] | None = None
+        self._rows = list(buffers)  # one view per rank: slicing a row is cheaper than 2-D
+        self._held: list[dict[int, int]] = [{} for _ in range(self.ranks)]  # rank -> chunk -> mask
+        for (rank, chunk), mask in holdings.items():
+            self._held[rank][chunk] = mask
+        self._spans = [slice(start, stop) for start, stop in chunks]
+        self._sizes = [stop - start for start, stop in chunks]
+        self._chunk_bytes = [size * buffers.itemsize for size in self._sizes]
+        self._sent = [0] * self.ranks
+        self._combine = combiner(op)
+        self._starts = np.array([start for start, _ in chunks], dtype=np.int64)
+        # Previews are gathered in one numpy read per step when every chunk is long enough.
+        self._preview_index = (
+            np.arange(PREVIEW_ELEMENTS)
+            if min(self._sizes, default=0) >= PREVIEW_ELEMENTS and buffers.flags.c_contiguous
+            else None
+        )
 
     # -- what algorithms call ------------------------------------------------------------
 
@@ -67,12 +87,11 @@ class Machine:
         """Queue `chunk` from `src` to `dst` in the open step; `op` is "copy" or "reduce"."""
         if self._pending is None:
             raise AlgorithmBug("send outside a step")
-        if op not in ("copy", "reduce"):
+        if op not in _OPS:
             raise AlgorithmBug(f"transfer op must be copy or reduce, got {op!r}")
         if src == dst:
             raise AlgorithmBug(f"rank {src} sends chunk {chunk} to itself")
-        start, stop = self.chunks[chunk]
-        self._pending.append(Transfer(src, dst, chunk, stop - start, op))
+        self._pending.append(Transfer(src, dst, chunk, self._sizes[chunk], op))
 
     def send_chunks(self, src: int, dst: int, chunks, op: str = "copy") -> None:
         """Queue several chunks from `src` to `dst` as one message (one transfer per chunk)."""
@@ -81,58 +100,93 @@ class Machine:
 
     def holders(self, rank: int, chunk: int) -> int:
         """Return the bitmask of contributions rank `rank` holds for `chunk`."""
-        return self.holdings.get((rank, chunk), 0)
+        return self._held[rank].get(chunk, 0)
+
+    @property
+    def holdings(self) -> dict[tuple[int, int], int]:
+        """Every (rank, chunk) -> mask a rank holds now (absent means empty)."""
+        return {(r, c): m for r, held in enumerate(self._held) for c, m in held.items() if m}
+
+    @property
+    def bytes_sent(self) -> np.ndarray:
+        """Bytes each rank has sent so far."""
+        return np.array(self._sent, dtype=np.int64)
 
     # -- executing a round ---------------------------------------------------------------
 
     def _execute(self, phase: str, transfers: list[Transfer]) -> None:
-        targets: dict[tuple[int, int], list[Transfer]] = {}
-        for t in transfers:
-            if not self.holders(t.src, t.chunk):
-                raise AlgorithmBug(f"rank {t.src} sends chunk {t.chunk} it does not hold")
-            targets.setdefault((t.dst, t.chunk), []).append(t)
-
-        new_holders: dict[tuple[int, int], int] = {}
-        for (dst, chunk), writes in targets.items():
-            kinds = {w.op for w in writes}
-            if len(writes) > 1 and kinds != {"reduce"}:
-                raise AlgorithmBug(f"conflicting writes to rank {dst} chunk {chunk} in one step")
-            if kinds == {"copy"}:
-                new_holders[(dst, chunk)] = self.holders(writes[0].src, chunk)
-                continue
-            mask = self.holders(dst, chunk)
-            for w in writes:
-                incoming = self.holders(w.src, chunk)
-                if mask & incoming:
+        held, width = self._held, len(self.chunks)
+        # New holdings of every target cell, checked before any data moves. Cells are keyed
+        # by the int rank·chunks + chunk: no tuple per transfer for the collector to track.
+        new: dict[int, int] = {}
+        copied: set[int] = set()  # targets written by a copy
+        for src, dst, chunk, _, op in transfers:
+            incoming = held[src].get(chunk, 0)
+            if not incoming:
+                raise AlgorithmBug(f"rank {src} sends chunk {chunk} it does not hold")
+            cell = dst * width + chunk
+            if cell in new:
+                if op == "copy" or cell in copied:
                     raise AlgorithmBug(
-                        f"rank {dst} chunk {chunk} would count a contribution twice "
-                        f"(holds {mask:#x}, receives {incoming:#x} from rank {w.src})"
+                        f"conflicting writes to rank {dst} chunk {chunk} in one step"
                     )
-                mask |= incoming
-            new_holders[(dst, chunk)] = mask
+                mask = new[cell]
+            elif op == "copy":
+                new[cell] = incoming
+                copied.add(cell)
+                continue
+            else:
+                mask = held[dst].get(chunk, 0)
+            if mask & incoming:
+                raise AlgorithmBug(
+                    f"rank {dst} chunk {chunk} would count a contribution twice "
+                    f"(holds {mask:#x}, receives {incoming:#x} from rank {src})"
+                )
+            new[cell] = mask | incoming
 
-        # Read every payload before writing any target: the round is concurrent.
-        written = set(targets)
-        payloads = []
-        for t in transfers:
-            start, stop = self.chunks[t.chunk]
-            data = self.buffers[t.src, start:stop]
-            payloads.append(data.copy() if (t.src, t.chunk) in written else data)
-
+        rows, spans, sent, chunk_bytes = self._rows, self._spans, self._sent, self._chunk_bytes
+        # Read before write: the round is concurrent, so a source this round overwrites is
+        # copied first. Most rounds (rings, trees) never read a cell they write.
+        saved = {
+            src * width + chunk: rows[src][spans[chunk]].copy()
+            for src, _, chunk, _, _ in transfers
+            if src * width + chunk in new
+        }
+        combine = self._combine
         with np.errstate(over="ignore", under="ignore"):  # IEEE inf/0, as MPI and NCCL give
-            for t, data in zip(transfers, payloads, strict=True):
-                start, stop = self.chunks[t.chunk]
-                target = self.buffers[t.dst, start:stop]
-                if t.op == "copy":
-                    target[...] = data
+            for src, dst, chunk, _, op in transfers:
+                span = spans[chunk]
+                data = saved.get(src * width + chunk) if saved else None
+                if data is None:
+                    data = rows[src][span]
+                if op == "copy":
+                    rows[dst][span] = data
                 else:
-                    combine(self.op, target, data)
-                self.bytes_sent[t.src] += data.nbytes
+                    target = rows[dst][span]
+                    combine(target, data, out=target)
+                sent[src] += chunk_bytes[chunk]
+        self.steps.append(Step(len(self.steps), phase, transfers, self._record(new)))
 
+    def _record(self, new: dict[int, int]) -> list[CellUpdate]:
+        """Store the new holdings and return the step's cell updates, with value previews."""
+        held, width = self._held, len(self.chunks)
         updates = []
-        for (dst, chunk), mask in new_holders.items():
-            self.holdings[(dst, chunk)] = mask
-            start, stop = self.chunks[chunk]
-            preview = self.buffers[dst, start : min(stop, start + PREVIEW_ELEMENTS)].tolist()
-            updates.append(CellUpdate(dst, chunk, mask, tuple(preview)))
-        self.steps.append(Step(len(self.steps), phase, transfers, updates))
+        for (cell, mask), preview in zip(new.items(), self._previews(list(new)), strict=True):
+            dst, chunk = divmod(cell, width)
+            held[dst][chunk] = mask
+            updates.append(CellUpdate(dst, chunk, mask, preview))
+        return updates
+
+    def _previews(self, cells: list[int]) -> Iterable[tuple]:
+        """Return the first PREVIEW_ELEMENTS values of each cell (fewer for shorter chunks)."""
+        width = len(self.chunks)
+        if self._preview_index is None:
+            return [
+                tuple(self._rows[dst][self._spans[chunk]][:PREVIEW_ELEMENTS].tolist())
+                for dst, chunk in (divmod(cell, width) for cell in cells)
+            ]
+        # Every chunk is long enough: one gather for the whole step, grouped into tuples.
+        dst, chunk = np.divmod(np.fromiter(cells, np.int64, len(cells)), width)
+        index = (dst * self.buffers.shape[1] + self._starts[chunk])[:, None] + self._preview_index
+        values = iter(self.buffers.reshape(-1)[index].ravel().tolist())
+        return zip(*[values] * PREVIEW_ELEMENTS, strict=True)

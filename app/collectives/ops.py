@@ -20,9 +20,10 @@ _COMBINE = {
 SYMBOL = {"sum": "+", "avg": "+", "prod": "×", "max": "max", "min": "min"}
 
 
-def combine(op: str, into: np.ndarray, other: np.ndarray) -> None:
-    """Reduce `other` into `into` in place with `op` (callers set np.errstate for overflow)."""
-    _COMBINE[op](into, other, out=into)
+def combiner(op: str) -> np.ufunc:
+    """Return the ufunc that reduces two operands with `op` (call it with out= to reduce in
+    place; callers set np.errstate for overflow)."""
+    return _COMBINE[op]
 
 
 def reduce_all(op: str, stacked: np.ndarray) -> np.ndarray:
