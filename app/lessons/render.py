@@ -391,7 +391,7 @@ ATTRIBUTES: dict[str, set[str]] = {
           "aria-describedby", "aria-hidden"},
     "a": {"href"},
     "img": {"src", "alt", "width", "height", "loading"},
-    "iframe": {"src", "loading", "allowfullscreen", "referrerpolicy"},
+    "iframe": {"src", "loading", "allowfullscreen", "referrerpolicy", "data-follows-theme"},
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "scope", "style"},
     "ol": {"start", "type", "reversed"},

@@ -266,5 +266,8 @@ def embed(name: str):
             else f"There is no calculator {name!r}. There are: {', '.join(CALCULATORS)}."
         )
         status = 404 if name not in CALCULATORS else 400
-        return render_template("calculators/missing.html", message=message), status
-    return render_template("calculators/embed.html", calc_name=name, calc_args=args, theme=theme)
+        page = render_template("calculators/missing.html", message=message, theme_fixed=True)
+        return page, status
+    return render_template(
+        "calculators/embed.html", calc_name=name, calc_args=args, theme=theme, theme_fixed=True
+    )

@@ -220,6 +220,7 @@ def error_page(error: PageError, *, embed: bool):
         message=error.message,
         embed=embed,
         theme=request.args.get("theme") if request.args.get("theme") == "dark" else "light",
+        theme_fixed=embed,
     )
     return html, error.status
 
@@ -280,5 +281,6 @@ def embed(collective: str, algorithm: str):
         config=config,
         title=TITLES[state.collective],
         theme=theme,
+        theme_fixed=True,  # the host page chose it (?theme=); the reader's toggle is not shown
         lab_url=lab_url,
     )

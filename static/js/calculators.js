@@ -177,6 +177,7 @@
         this.fetchNow();
       });
       this.form.addEventListener("input", (event) => this.onInput(event.target));
+      document.addEventListener("themechange", () => { if (this.result) this.render(this.result); });
       this.form.addEventListener("change", (event) => this.onInput(event.target, true));
       this.root.querySelector('[data-role="time-unit"]').addEventListener("change", (event) => {
         this.units.time = event.target.value;

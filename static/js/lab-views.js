@@ -831,6 +831,18 @@
         resizeTimer = setTimeout(() => this._refit(changed), 120);
       });
       for (const el of root.querySelectorAll(".plot")) observer.observe(el);
+      document.addEventListener("themechange", () => this.retheme());
+    }
+
+    // The page switched between light and dark: redraw everything at the same cursor, keeping
+    // the cell the learner picked.
+    retheme() {
+      const run = this.run;
+      if (!run) return Promise.resolve();
+      const picked = this.pinned ? this.buffer.selected : null;
+      this.reset(run);
+      if (picked) this.select(picked[0], picked[1], false, true);
+      return this.render(0);
     }
 
     _refit(changed) {

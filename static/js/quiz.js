@@ -659,9 +659,12 @@
     ]);
     container.appendChild(table);
     if (!options.embedded) {
-      drawChart(chart, topics, options.plotlyUrl).catch(() => {
+      const draw = () => drawChart(chart, topics, options.plotlyUrl).catch(() => {
         chart.replaceChildren(el("p", { class: "muted", text: "The chart could not be drawn; the table has the same numbers." }));
       });
+      draw();
+      const redraw = () => (chart.isConnected ? draw() : document.removeEventListener("themechange", redraw));
+      document.addEventListener("themechange", redraw);
     } else {
       chart.remove();
     }
