@@ -13,13 +13,13 @@ a Python list, and only a source that the same round overwrites is copied before
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
 from .ops import combiner
-from .trace import PREVIEW_ELEMENTS, CellUpdate, Step, Transfer
+from .trace import PREVIEW_ELEMENTS, Step
 
 _OPS = ("copy", "reduce")
 
@@ -49,7 +49,7 @@ class Machine:
         self.ranks = buffers.shape[0]
         self.steps: list[Step] = []
         self.topology: dict = {"kind": "complete"}
-        self._pending: list[Transfer] | None = None
+        self._pending: list[tuple[int, int, int, str]] | None = None
         self._rows = list(buffers)  # one view per rank: slicing a row is cheaper than 2-D
         self._held: list[dict[int, int]] = [{} for _ in range(self.ranks)]  # rank -> chunk -> mask
         for (rank, chunk), mask in holdings.items():
@@ -91,7 +91,7 @@ class Machine:
             raise AlgorithmBug(f"transfer op must be copy or reduce, got {op!r}")
         if src == dst:
             raise AlgorithmBug(f"rank {src} sends chunk {chunk} to itself")
-        self._pending.append(Transfer(src, dst, chunk, self._sizes[chunk], op))
+        self._pending.append((src, dst, chunk, op))
 
     def send_chunks(self, src: int, dst: int, chunks, op: str = "copy") -> None:
         """Queue several chunks from `src` to `dst` as one message (one transfer per chunk)."""
@@ -114,13 +114,13 @@ class Machine:
 
     # -- executing a round ---------------------------------------------------------------
 
-    def _execute(self, phase: str, transfers: list[Transfer]) -> None:
+    def _execute(self, phase: str, transfers: list[tuple[int, int, int, str]]) -> None:
         held, width = self._held, len(self.chunks)
         # New holdings of every target cell, checked before any data moves. Cells are keyed
         # by the int rank·chunks + chunk: no tuple per transfer for the collector to track.
         new: dict[int, int] = {}
         copied: set[int] = set()  # targets written by a copy
-        for src, dst, chunk, _, op in transfers:
+        for src, dst, chunk, op in transfers:
             incoming = held[src].get(chunk, 0)
             if not incoming:
                 raise AlgorithmBug(f"rank {src} sends chunk {chunk} it does not hold")
@@ -149,12 +149,12 @@ class Machine:
         # copied first. Most rounds (rings, trees) never read a cell they write.
         saved = {
             src * width + chunk: rows[src][spans[chunk]].copy()
-            for src, _, chunk, _, _ in transfers
+            for src, _, chunk, _ in transfers
             if src * width + chunk in new
         }
         combine = self._combine
         with np.errstate(over="ignore", under="ignore"):  # IEEE inf/0, as MPI and NCCL give
-            for src, dst, chunk, _, op in transfers:
+            for src, dst, chunk, op in transfers:
                 span = spans[chunk]
                 data = saved.get(src * width + chunk) if saved else None
                 if data is None:
@@ -165,19 +165,14 @@ class Machine:
                     target = rows[dst][span]
                     combine(target, data, out=target)
                 sent[src] += chunk_bytes[chunk]
-        self.steps.append(Step(len(self.steps), phase, transfers, self._record(new)))
-
-    def _record(self, new: dict[int, int]) -> list[CellUpdate]:
-        """Store the new holdings and return the step's cell updates, with value previews."""
-        held, width = self._held, len(self.chunks)
-        updates = []
-        for (cell, mask), preview in zip(new.items(), self._previews(list(new)), strict=True):
+        for cell, mask in new.items():
             dst, chunk = divmod(cell, width)
             held[dst][chunk] = mask
-            updates.append(CellUpdate(dst, chunk, mask, preview))
-        return updates
+        previews = self._previews(list(new))
+        step = Step(len(self.steps), phase, transfers, self._sizes, new, width, previews)
+        self.steps.append(step)
 
-    def _previews(self, cells: list[int]) -> Iterable[tuple]:
+    def _previews(self, cells: list[int]) -> list[tuple] | np.ndarray:
         """Return the first PREVIEW_ELEMENTS values of each cell (fewer for shorter chunks)."""
         width = len(self.chunks)
         if self._preview_index is None:
@@ -185,8 +180,7 @@ class Machine:
                 tuple(self._rows[dst][self._spans[chunk]][:PREVIEW_ELEMENTS].tolist())
                 for dst, chunk in (divmod(cell, width) for cell in cells)
             ]
-        # Every chunk is long enough: one gather for the whole step, grouped into tuples.
+        # Every chunk is long enough: one gather for the whole step.
         dst, chunk = np.divmod(np.fromiter(cells, np.int64, len(cells)), width)
         index = (dst * self.buffers.shape[1] + self._starts[chunk])[:, None] + self._preview_index
-        values = iter(self.buffers.reshape(-1)[index].ravel().tolist())
-        return zip(*[values] * PREVIEW_ELEMENTS, strict=True)
+        return self.buffers.reshape(-1)[index]

@@ -39,14 +39,60 @@ class CellUpdate(NamedTuple):
     preview: tuple[float | int, ...]  # the first PREVIEW_ELEMENTS values after the step
 
 
-@dataclass(slots=True)
 class Step:
-    """One round of concurrent transfers: one alpha in the cost model."""
+    """One round of concurrent transfers: one alpha in the cost model.
 
-    index: int
-    phase: str
-    transfers: list[Transfer]
-    updates: list[CellUpdate]
+    The machine records a round compactly (plain tuples, the cells it changed as ints, the
+    previews as one array); `transfers` and `updates` are built on first use. A ring on 256
+    ranks has 130,560 of each, and most readers of a large trace never look at them.
+    """
+
+    __slots__ = ("index", "phase", "_moves", "_sizes", "_cells", "_width", "_previews", "_t", "_u")
+
+    def __init__(
+        self,
+        index: int,
+        phase: str,
+        moves: list[tuple[int, int, int, str]],
+        sizes: list[int],
+        cells: dict[int, int],
+        width: int,
+        previews,
+    ) -> None:
+        self.index = index
+        self.phase = phase
+        self._moves = moves  # (src, dst, chunk, op), in the order the algorithm sent them
+        self._sizes = sizes  # elements of each chunk
+        self._cells = cells  # rank * width + chunk -> holders after the step
+        self._width = width
+        self._previews = previews  # per cell: an array (cells, PREVIEW_ELEMENTS) or tuples
+        self._t: list[Transfer] | None = None
+        self._u: list[CellUpdate] | None = None
+
+    @property
+    def transfers(self) -> list[Transfer]:
+        """Every chunk moved in this round, in the order the algorithm sent them."""
+        if self._t is None:
+            sizes = self._sizes
+            self._t = [Transfer(s, d, c, sizes[c], op) for s, d, c, op in self._moves]
+        return self._t
+
+    @property
+    def updates(self) -> list[CellUpdate]:
+        """The new state of every cell this round wrote."""
+        if self._u is None:
+            previews = self._previews
+            if isinstance(previews, np.ndarray):
+                previews = map(tuple, previews.tolist())
+            width = self._width
+            self._u = [
+                CellUpdate(*divmod(cell, width), mask, preview)
+                for (cell, mask), preview in zip(self._cells.items(), previews, strict=True)
+            ]
+        return self._u
+
+    def __repr__(self) -> str:
+        return f"Step({self.index}, {self.phase!r}, {len(self._moves)} transfers)"
 
 
 def ranks_in(mask: int) -> list[int]:
