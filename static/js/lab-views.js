@@ -115,6 +115,27 @@
   const CUBE = [[1, 0], [0, -1], [0.5, 0.42]];
 
   // `aspect`: the plot's width / height, so wide trees can be stacked and spread to fit.
+  // Grid spots for `count` things in ring order, so that neighbours on the ring, the last and
+  // the first included, sit side by side: along the top row, back and forth over the other
+  // columns (a comb), and up the first column to the start. At most `maxCols` per row.
+  // A grid with spots to spare leaves them on the way back up, under the closing link.
+  function ringSpots(count, maxCols) {
+    if (count <= 2) return { cols: Math.max(count, 1), rows: 1, spots: range(count).map((i) => ({ col: i, row: 0 })) };
+    let rows = Math.ceil(count / Math.max(2, maxCols));
+    rows += rows % 2; // the comb closes only over an even number of rows
+    const cols = Math.max(2, Math.ceil(count / rows));
+    const path = range(cols).map((col) => ({ col, row: 0 }));
+    for (let row = 1; row < rows; row++) {
+      const along = range(cols - 1).map((i) => i + 1);
+      if (row % 2) along.reverse();
+      for (const col of along) path.push({ col, row });
+    }
+    const back = [];
+    for (let row = rows - 1; row >= 1; row--) back.push({ col: 0, row });
+    const spare = rows * cols - count;
+    return { cols, rows, spots: path.concat(back.slice(spare)) };
+  }
+
   function geometry(run, aspect) {
     const topo = run.start.layout.topology || { kind: "complete" };
     const p = run.p;
@@ -203,19 +224,19 @@
       geo.unit = extras.size ? 0.45 : 0.62;
       geo.nodeOf = (rank) => idx.get(rank);
     } else if (topo.kind === "hierarchical") {
+      // Both rings (local ranks around each node, nodes around the cluster) are laid out so
+      // ring neighbours, the last and the first included, sit side by side.
       const g = topo.ranks_per_node || p, n = topo.nodes || Math.ceil(p / g);
-      const cols = n <= 4 ? n : Math.ceil(Math.sqrt(n));
-      const gc = g <= 4 ? g : g <= 8 ? Math.ceil(g / 2) : Math.ceil(Math.sqrt(g)), gr = Math.ceil(g / gc);
-      const boxW = gc + 0.4, boxH = gr + 0.6, gap = 1.0;
-      for (let node = 0; node < n; node++) {
-        // Rows run left to right, then right to left, so ring neighbours stay side by side.
-        const row = Math.floor(node / cols), col = row % 2 ? cols - 1 - (node % cols) : node % cols;
+      const inner = ringSpots(g, g <= 4 ? 2 : g <= 8 ? 4 : Math.ceil(Math.sqrt(g)));
+      const outer = ringSpots(n, Math.ceil(Math.sqrt(n)));
+      const boxW = inner.cols + 0.4, boxH = inner.rows + 0.6, gap = 1.0;
+      outer.spots.forEach(({ col, row }, node) => {
         const bx = col * (boxW + gap), by = -row * (boxH + gap);
         geo.boxes.push({ x0: bx - 0.7, x1: bx - 0.7 + boxW, y0: by + 0.7 - boxH, y1: by + 0.7, label: `node ${node}` });
-        for (let l = 0; l < g && node * g + l < p; l++) {
-          geo.nodes.push({ rank: node * g + l, x: bx + (l % gc), y: by - Math.floor(l / gc) });
-        }
-      }
+        inner.spots.forEach((spot, l) => {
+          if (node * g + l < p) geo.nodes.push({ rank: node * g + l, x: bx + spot.col, y: by - spot.row });
+        });
+      });
       geo.linkKind = (a, b) => (Math.floor(a / g) === Math.floor(b / g) ? "intra" : "inter");
     }
     return geo;

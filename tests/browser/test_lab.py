@@ -209,3 +209,45 @@ def test_an_out_of_range_element_count_snaps_to_the_limit_before_running(live_se
     assert f"elements={limit}" in page.evaluate("location.search")
     assert page.locator('.lab [data-role="error"]').is_hidden()
     assert page.console_errors == []
+
+
+NODE_POSITIONS = """() => {
+  const el = document.querySelector('.lab [data-role="topology"]');
+  const nodes = el.data.find(
+    (t) => Array.isArray(t.hovertext) && String(t.hovertext[0]).startsWith('rank '));
+  const at = {};
+  nodes.hovertext.forEach((h, i) => { at[Number(h.split(' ')[1])] = [nodes.x[i], nodes.y[i]]; });
+  const boxes = el.layout.shapes.map(
+    (s) => [(s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2, s.x1 - s.x0, s.y1 - s.y0]);
+  return { at, boxes };
+}"""
+
+
+@pytest.mark.parametrize(("ranks", "per_node"), [(64, 8), (15, 3), (24, 4), (64, 16)])
+def test_hierarchical_rings_keep_neighbours_side_by_side(live_server, page, ranks, per_node):
+    """Each ring, the closing link included, joins neighbouring spots: none crosses the picture."""
+    open_lab(
+        page,
+        live_server,
+        f"collective=allreduce&algorithm=hierarchical&ranks={ranks}&ranks_per_node={per_node}",
+    )
+    page.click("#run")
+    page.wait_for_function(
+        "() => document.querySelector('[data-role=player]').dataset.drawnStep !== undefined"
+    )
+    drawn = page.evaluate(NODE_POSITIONS)
+    at = {int(r): xy for r, xy in drawn["at"].items()}
+    assert sorted(at) == list(range(ranks))
+    nodes = ranks // per_node
+    for node in range(nodes):
+        for local in range(per_node):
+            a = at[node * per_node + local]
+            b = at[node * per_node + (local + 1) % per_node]
+            assert max(abs(a[0] - b[0]), abs(a[1] - b[1])) <= 1.0 + 1e-9, (node, local, a, b)
+    boxes = drawn["boxes"]
+    assert len(boxes) == nodes
+    for node in range(nodes):
+        (ax, ay, w, h), (bx, by, _, _) = boxes[node], boxes[(node + 1) % nodes]
+        step_x, step_y = abs(ax - bx) / (w + 1.0), abs(ay - by) / (h + 1.0)  # 1.0: the gap
+        assert max(step_x, step_y) <= 1.0 + 1e-9, (node, boxes[node], boxes[(node + 1) % nodes])
+    assert page.console_errors == []
