@@ -22,6 +22,7 @@ MAX_LATENCY_US = 1e6
 MAX_BANDWIDTH_GBS = 1e5
 MAX_GAMMA_S_PER_BYTE = 1e-3
 MAX_SEGMENTS = 1 << 16
+ROOTED = ("reduce", "broadcast", "gather", "scatter")
 
 
 @dataclass(frozen=True)
@@ -227,12 +228,21 @@ def cost(
     intra_latency_us: float | None = None,
     intra_bandwidth_gbs: float | None = None,
     segments: int | None = None,
+    root: int = 0,
 ) -> Cost:
-    """Predict the time of `collective` by `algorithm` on `ranks` ranks for M = message_bytes."""
+    """Predict the time of `collective` by `algorithm` on `ranks` ranks for M = message_bytes.
+
+    `root` (rooted collectives only) renumbers the ranks: every algorithm here treats rank r as
+    rank (r - root) mod p of the same collective rooted at 0, so only `bytes_per_rank` moves.
+    """
     terms = terms_for(
         collective, algorithm, ranks=ranks, ranks_per_node=ranks_per_node, segments=segments
     )
     ranks = int(ranks)
+    if collective in ROOTED:
+        root = integer("root", root, low=0, high=ranks - 1)
+    elif root != 0:
+        raise CostError(f"root applies only to {', '.join(ROOTED)}; got root={root!r}")
     m = number("message_bytes", message_bytes, high=MAX_MESSAGE_BYTES)
     links = _links(
         latency_us, bandwidth_gbs, gamma_s_per_byte, intra_latency_us, intra_bandwidth_gbs
@@ -272,13 +282,16 @@ def cost(
         )
     if spec.segments:
         inputs["segments"] = int(segments) if segments is not None else ranks
+    if collective in ROOTED:
+        inputs["root"] = root
+    per_rank = [units_ * m for units_ in terms.bytes_per_rank]
     return Cost(
         collective=collective,
         algorithm=algorithm,
         ranks=ranks,
         message_bytes=m,
         steps=terms.steps,
-        bytes_per_rank=[units_ * m for units_ in terms.bytes_per_rank],
+        bytes_per_rank=[per_rank[(r - root) % ranks] for r in range(ranks)],
         latency_s=latency_s,
         bandwidth_s=bandwidth_s,
         compute_s=compute_s,

@@ -21,7 +21,7 @@ bp = Blueprint("costs", __name__)
 
 PER_RANK_LIMIT = 1024  # larger runs omit the per-rank list from JSON
 TEXT_INPUTS = ("collective", "algorithm", "hardware", "intra_hardware")
-INTEGER_INPUTS = ("ranks", "ranks_per_node", "segments")
+INTEGER_INPUTS = ("ranks", "ranks_per_node", "segments", "root")
 FLOAT_INPUTS = (
     "bytes",
     "latency_us",
@@ -95,7 +95,7 @@ def cost_inputs(args, allowed: tuple[str, ...]) -> dict:
 
 
 COST_PARAMS = (*TEXT_INPUTS, *INTEGER_INPUTS, *FLOAT_INPUTS)
-COMPARE_PARAMS = tuple(p for p in COST_PARAMS if p not in ("algorithm", "segments"))
+COMPARE_PARAMS = tuple(p for p in COST_PARAMS if p not in ("algorithm", "segments", "root"))
 
 
 @bp.get("/api/cost")

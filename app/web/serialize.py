@@ -119,7 +119,7 @@ def start(trace: Trace, run_id: str | None = None) -> dict:
         phases=[s.phase for s in trace.steps],
         layout=layout(trace),
         initial_state=initial_state(trace),
-        expected_bytes_per_rank=_expected_bytes_per_rank(trace, estimate),
+        expected_bytes_per_rank=estimate.get("bytes_per_rank") if estimate else None,
         cost=estimate,
     )
     return out
@@ -164,6 +164,7 @@ def cost(trace: Trace) -> dict | None:
             latency_us=DEFAULT_LINK.latency_us,
             bandwidth_gbs=DEFAULT_LINK.bandwidth_gbs,
             ranks_per_node=trace.ranks_per_node,
+            root=trace.root if COLLECTIVES[trace.collective].uses_root else 0,
             intra_latency_us=intra.latency_us if intra else None,
             intra_bandwidth_gbs=intra.bandwidth_gbs if intra else None,
             # Pipelined chains cut the data into as many segments as the engine did.
@@ -175,10 +176,3 @@ def cost(trace: Trace) -> dict | None:
     out = estimate.as_dict()
     out["link"] = DEFAULT_LINK.label + (f"; inside a node {intra.label}" if intra else "")
     return out
-
-
-def _expected_bytes_per_rank(trace: Trace, estimate: dict | None) -> list[float] | None:
-    """Return what the formula says each rank sends; None where it cannot say per rank."""
-    if estimate is None or (COLLECTIVES[trace.collective].uses_root and trace.root != 0):
-        return None  # the cost model has no root: it numbers ranks as if the root were 0
-    return estimate["bytes_per_rank"]

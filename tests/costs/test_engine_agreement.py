@@ -71,6 +71,29 @@ def test_engine_steps_and_bytes_match_the_model(collective, algorithm, p, g):
     assert list(trace.bytes_sent) == pytest.approx(model.bytes_per_rank, rel=1e-9, abs=1e-9)
 
 
+ROOTED = [e for e in catalog() if e["uses_root"]]
+
+
+@pytest.mark.parametrize("entry", ROOTED, ids=lambda e: f"{e['collective']}-{e['algorithm']}")
+@pytest.mark.parametrize("p", [2, 3, 5, 8, 13])
+def test_every_root_sends_what_the_model_says(entry, p):
+    collective, algorithm = entry["collective"], entry["algorithm"]
+    elements = _elements(p)
+    for root in range(p):
+        trace = simulate(collective, algorithm, ranks=p, elements=elements, root=root)
+        model = cost(
+            collective,
+            algorithm,
+            ranks=p,
+            message_bytes=_message_bytes(collective, p, elements),
+            latency_us=1,
+            bandwidth_gbs=1,
+            root=root,
+        )
+        assert list(trace.bytes_sent) == pytest.approx(model.bytes_per_rank, rel=1e-9, abs=1e-9)
+        assert len(trace.steps) == model.steps
+
+
 def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, float], float]:
     """Sum over the engine's steps of what the time rule charges, per link, and the reductions.
 

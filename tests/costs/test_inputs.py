@@ -52,5 +52,17 @@ def test_segments_only_where_they_mean_something():
         cost("broadcast", "pipelined_ring", segments=0, **GOOD)
 
 
+def test_root_only_for_rooted_collectives_and_within_the_ranks():
+    with pytest.raises(CostError, match="root must be an integer in 0..7, got 8"):
+        cost("broadcast", "binomial_tree", root=8, **GOOD)
+    with pytest.raises(CostError, match="root must be an integer in 0..7"):
+        cost("gather", "direct", root=-1, **GOOD)
+    with pytest.raises(CostError, match="root applies only to reduce, broadcast, gather, scatter"):
+        cost("allreduce", "ring", root=3, **GOOD)
+    rotated = cost("reduce", "binomial_tree", root=3, **GOOD).bytes_per_rank
+    plain = cost("reduce", "binomial_tree", **GOOD).bytes_per_rank
+    assert rotated == plain[-3:] + plain[:-3] and rotated[3] == 0
+
+
 def test_cost_error_is_a_value_error():
     assert issubclass(CostError, ValueError)

@@ -139,14 +139,13 @@ def test_hierarchical_cost_uses_nvswitch_inside_a_node(client):
     assert cost["inputs"]["intra_bandwidth_gbs"] == 450.0 and cost["inputs"]["ranks_per_node"] == 4
 
 
-@pytest.mark.parametrize(("root", "per_rank_known"), [(0, True), (2, False)])
-def test_rooted_per_rank_bytes_are_given_only_for_root_zero(client, root, per_rank_known):
+@pytest.mark.parametrize("root", [0, 2, 5])
+def test_rooted_per_rank_bytes_follow_the_root(client, root):
     params = {"collective": "reduce", "algorithm": "binomial_tree", "ranks": 6, "elements": 12}
     body = client.post("/api/simulate", json={**params, "root": root}).get_json()
-    if per_rank_known:
-        assert body["expected_bytes_per_rank"] == body["bytes_sent"]
-    else:  # the cost model numbers ranks from root 0; a rotated list would mislead
-        assert body["expected_bytes_per_rank"] is None
+    assert body["expected_bytes_per_rank"] == body["bytes_sent"]
+    assert body["bytes_sent"][root] == 0  # the root of a reduce only receives
+    assert body["cost"]["inputs"]["root"] == root
     assert body["cost"]["steps"] == body["total_steps"]
 
 
