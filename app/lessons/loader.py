@@ -16,6 +16,8 @@ from typing import Any, NoReturn
 
 import yaml
 
+from app import yamlload
+
 WORDS_PER_MINUTE = 200  # a steady reading pace for technical prose with formulas
 SEED_QUESTION = re.compile(r"^[1-9][0-9]*[a-z]?$")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -177,7 +179,7 @@ def load_lesson(path: Path, course: Course) -> Lesson:
     text = path.read_text(encoding="utf-8")
     front, body, body_line = split_front_matter(text, where)
     try:
-        meta = yaml.safe_load(front)
+        meta = yamlload.safe_load(front)
     except yaml.YAMLError as exc:
         raise LessonError(f"{where}: the front matter is not valid YAML: {exc}") from None
     if not isinstance(meta, dict):
@@ -323,7 +325,7 @@ class _FieldChecker:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yamlload.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LessonError(f"{_display(path)}: file not found") from None
     except yaml.YAMLError as exc:

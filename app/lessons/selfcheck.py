@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from app import yamlload
+
 from .loader import Course, LessonError, seed_label
 
 KINDS = ("single", "multiple")
@@ -51,7 +53,7 @@ def load_quiz(path: Path, course: Course) -> list[Question]:
     """Read and check one quiz file; a problem raises LessonError naming file and question."""
     where = f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yamlload.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LessonError(f"{where}: no such quiz file") from None
     except yaml.YAMLError as exc:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import yaml
 
+from app import yamlload
+
 from . import generators
 from .generators import NumericSpec, PredictSpec, TemplateError
 from .text import TextError, render
@@ -106,7 +108,7 @@ def _lesson_title(slug: str, lessons_dir: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
         if text.startswith("---"):
-            front = yaml.safe_load(text.split("---", 2)[1])
+            front = yamlload.safe_load(text.split("---", 2)[1])
             if isinstance(front, dict) and isinstance(front.get("title"), str):
                 return front["title"].strip()
     except (OSError, yaml.YAMLError, IndexError):
@@ -118,7 +120,7 @@ def load_course(lessons_dir: Path) -> Course:
     """Read lessons/course.yaml: sections of lesson slugs and the tag vocabulary."""
     where = "lessons/course.yaml"
     try:
-        data = yaml.safe_load((lessons_dir / "course.yaml").read_text(encoding="utf-8"))
+        data = yamlload.safe_load((lessons_dir / "course.yaml").read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise BankError([f"{where}: cannot read it: {exc}"]) from None
     if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
@@ -425,7 +427,7 @@ def _file_lesson(path: Path, course: Course) -> str | None:
 
 
 def _read(path: Path) -> list:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yamlload.safe_load(path.read_text(encoding="utf-8"))
     if isinstance(data, dict) and "questions" in data:
         data = data["questions"]
     if not isinstance(data, list):

@@ -1,0 +1,17 @@
+"""Load YAML safely, with libyaml's C parser when PyYAML was built with it.
+
+The lessons' front matter and the quiz bank are ~50 YAML files; the pure-Python parser took
+0.6 s of the first quiz request, the C one a tenth of that. Both build the same plain objects
+and raise the same yaml.YAMLError subclasses.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def safe_load(text: str):
+    """Parse `text` like yaml.safe_load (plain dicts, lists, strings, numbers; no tags)."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
