@@ -79,8 +79,4 @@ def _after_step(held: list[int], sent: list[int], received: list[int]) -> list[i
 def direct(m: Machine) -> None:
     p = m.ranks
     m.topology = {"kind": "complete"}
-    with m.step("all at once"):
-        for r in range(p):
-            for d in range(p):
-                if d != r:
-                    m.send(r, d, r * p + d)
+    m.all_pairs("all at once", lambda src, dst: src * p + dst)

@@ -116,10 +116,5 @@ def reduce_broadcast(m: Machine) -> None:
 )
 def direct(m: Machine) -> None:
     """Send every vector to every other rank at once."""
-    p = m.ranks
     m.topology = {"kind": "complete"}
-    with m.step("direct"):
-        for src in range(p):
-            for dst in range(p):
-                if src != dst:
-                    m.send(src, dst, 0, "reduce")
+    m.all_pairs("direct", lambda src, dst: 0, "reduce")

@@ -13,7 +13,7 @@ a Python list, and only a source that the same round overwrites is copied before
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -97,6 +97,14 @@ class Machine:
         """Queue several chunks from `src` to `dst` as one message (one transfer per chunk)."""
         for chunk in chunks:
             self.send(src, dst, chunk, op)
+
+    def all_pairs(self, phase: str, chunk_of: Callable[[int, int], int], op: str = "copy") -> None:
+        """Run one all-port step: every rank sends `chunk_of(src, dst)` to every other rank."""
+        with self.step(phase):
+            for src in range(self.ranks):
+                for dst in range(self.ranks):
+                    if src != dst:
+                        self.send(src, dst, chunk_of(src, dst), op)
 
     def holders(self, rank: int, chunk: int) -> int:
         """Return the bitmask of contributions rank `rank` holds for `chunk`."""

@@ -71,10 +71,5 @@ def recursive_halving(m: Machine) -> None:
 )
 def direct(m: Machine) -> None:
     """Send each block to its owner at once."""
-    p = m.ranks
     m.topology = {"kind": "complete"}
-    with m.step("direct"):
-        for src in range(p):
-            for dst in range(p):
-                if src != dst:
-                    m.send(src, dst, dst, "reduce")
+    m.all_pairs("direct", lambda src, dst: dst, "reduce")

@@ -30,6 +30,19 @@ def _message_bytes(collective: str, p: int, elements: int) -> int:
     return total * ITEMSIZE
 
 
+def _model(collective: str, algorithm: str, p: int, elements: int, **extra):
+    """The cost model's prediction for the engine run of `elements` per rank on p ranks."""
+    return cost(
+        collective,
+        algorithm,
+        ranks=p,
+        message_bytes=_message_bytes(collective, p, elements),
+        latency_us=1,
+        bandwidth_gbs=1,
+        **extra,
+    )
+
+
 def _ranks_per_node(p: int) -> list[int]:
     return [g for g in (1, 2, 4, 8, 3, p) if p % g == 0]
 
@@ -58,15 +71,7 @@ def test_engine_steps_and_bytes_match_the_model(collective, algorithm, p, g):
     elements = _elements(p)
     trace = simulate(collective, algorithm, ranks=p, elements=elements, ranks_per_node=g)
     assert trace.verified
-    model = cost(
-        collective,
-        algorithm,
-        ranks=p,
-        message_bytes=_message_bytes(collective, p, elements),
-        latency_us=1,
-        bandwidth_gbs=1,
-        ranks_per_node=g,
-    )
+    model = _model(collective, algorithm, p, elements, ranks_per_node=g)
     assert len(trace.steps) == model.steps
     assert list(trace.bytes_sent) == pytest.approx(model.bytes_per_rank, rel=1e-9, abs=1e-9)
 
@@ -81,15 +86,7 @@ def test_every_root_sends_what_the_model_says(entry, p):
     elements = _elements(p)
     for root in range(p):
         trace = simulate(collective, algorithm, ranks=p, elements=elements, root=root)
-        model = cost(
-            collective,
-            algorithm,
-            ranks=p,
-            message_bytes=_message_bytes(collective, p, elements),
-            latency_us=1,
-            bandwidth_gbs=1,
-            root=root,
-        )
+        model = _model(collective, algorithm, p, elements, root=root)
         assert list(trace.bytes_sent) == pytest.approx(model.bytes_per_rank, rel=1e-9, abs=1e-9)
         assert len(trace.steps) == model.steps
 
@@ -127,16 +124,7 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
 def test_the_time_terms_follow_the_engines_schedule(collective, algorithm, p, g):
     elements = _elements(p)
     trace = simulate(collective, algorithm, ranks=p, elements=elements, ranks_per_node=g)
-    model = cost(
-        collective,
-        algorithm,
-        ranks=p,
-        message_bytes=_message_bytes(collective, p, elements),
-        latency_us=1,
-        bandwidth_gbs=1,
-        gamma_s_per_byte=1e-9,
-        ranks_per_node=g,
-    )
+    model = _model(collective, algorithm, p, elements, gamma_s_per_byte=1e-9, ranks_per_node=g)
     beta, gamma = _critical_path(trace, algorithm, g)
     per_link = {"intra": 0.0, "inter": 0.0}
     for phase in model.phases:
