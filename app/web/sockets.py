@@ -27,7 +27,7 @@ from flask import Flask
 
 from app.collectives import CollectiveError, simulate
 
-from . import params, serialize
+from . import memory, params, serialize
 from .limits import RateLimited, TokenBuckets
 from .socket_json import UNDECODABLE
 
@@ -75,8 +75,9 @@ class ServerBusy(Exception):
 class RunRegistry:
     """Every run whose task has not ended, and each client's current run; thread-safe."""
 
-    def __init__(self, max_active: int) -> None:
+    def __init__(self, max_active: int, on_idle: Callable[[], None] | None = None) -> None:
         self.max_active = max_active
+        self.on_idle = on_idle  # called, on the finishing thread, when the last live run ends
         self._lock = threading.Lock()
         self._current: dict[str, Run] = {}  # sid -> the run it started last
         self._live: dict[str, Run] = {}  # run_id -> run, until its task ends
@@ -111,11 +112,18 @@ class RunRegistry:
         return was_running
 
     def finish(self, run: Run) -> None:
-        """Forget `run`: its task has ended."""
+        """Forget `run`: its task has ended. If it was the last live run, call `on_idle`."""
         with self._lock:
-            self._live.pop(run.run_id, None)
+            emptied = self._live.pop(run.run_id, None) is not None and not self._live
             if self._current.get(run.sid) is run:
                 del self._current[run.sid]
+        if emptied and self.on_idle is not None:
+            self.on_idle()
+
+    def idle(self) -> bool:
+        """Say whether no run's task is left."""
+        with self._lock:
+            return not self._live
 
     def cancel_all(self) -> int:
         """Cancel every run (the server is shutting down); return how many there were."""
@@ -136,7 +144,11 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""
     app.wsgi_app = _no_delay(app.wsgi_app)
     runs = RunRegistry(app.config["MAX_ACTIVE_RUNS"])
+    memory.fix_mmap_threshold()
+    trimmer = memory.IdleTrimmer(runs.idle, trim=memory.malloc_trim)
+    runs.on_idle = trimmer.on_idle
     app.extensions["lab_runs"] = runs
+    app.extensions["lab_trimmer"] = trimmer
     handlers = _Handlers(app, server, runs)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
