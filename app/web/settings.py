@@ -34,6 +34,15 @@ SETTINGS = (
         "JSON trace at a few MB.",
     ),
     Setting(
+        "LAB_RUN_CACHE_BYTES",
+        32 << 20,
+        "Bytes of encoded payloads (JSON text) the lab keeps from recent runs (32 MiB). The "
+        "engine is deterministic, so a `simulate` with the same parameters as a kept run "
+        "(seed included; interval_ms aside) streams the kept payloads with its own run_id and "
+        "skips the engine and serialization. Least recently used runs go first; a run over a "
+        "quarter of this is not kept. 0 disables the cache.",
+    ),
+    Setting(
         "EMBED_FRAME_ANCESTORS",
         "*",
         "Space-separated origins allowed to frame /embed/* pages (CSP frame-ancestors). "

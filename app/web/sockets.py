@@ -3,7 +3,9 @@
 Protocol (docs/lab.md): the client emits `simulate` and gets an ack `{ok, run_id}` or
 `{ok: false, error}`; a background task runs the engine and emits `sim_start`, one `sim_step`
 per step (paced by `interval_ms`), then `sim_done` — or `sim_error` — to that client only.
-`cancel`, a new `simulate` or a disconnect ends the client's run between two steps.
+`cancel`, a new `simulate` or a disconnect ends the client's run between two steps. A run
+whose parameters match a recent run's is streamed from the run cache (app/web/runcache.py)
+without the engine; every payload is encoded to JSON once (app/web/socket_json.py).
 
 The handlers are bound to each app's own python-socketio server (`init_app(app, server)`)
 rather than through `@socketio.on`: the module-level `SocketIO` extension dispatches events
@@ -19,7 +21,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from socket import IPPROTO_TCP, TCP_NODELAY
 
 import socketio
@@ -29,7 +31,8 @@ from app.collectives import CollectiveError, simulate
 
 from . import memory, params, serialize
 from .limits import RateLimited, TokenBuckets
-from .socket_json import UNDECODABLE
+from .runcache import EncodedRun, RunCache
+from .socket_json import UNDECODABLE, Encoded, encode
 
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
@@ -149,7 +152,9 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     runs.on_idle = trimmer.on_idle
     app.extensions["lab_runs"] = runs
     app.extensions["lab_trimmer"] = trimmer
-    handlers = _Handlers(app, server, runs)
+    cache = RunCache(app.config["LAB_RUN_CACHE_BYTES"])
+    app.extensions["lab_run_cache"] = cache
+    handlers = _Handlers(app, server, runs, cache)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
@@ -177,10 +182,13 @@ def _no_delay(wsgi_app: Callable) -> Callable:
 class _Handlers:
     """The event handlers of one app: validate, start or cancel a run, answer with an ack."""
 
-    def __init__(self, app: Flask, server: socketio.Server, runs: RunRegistry) -> None:
+    def __init__(
+        self, app: Flask, server: socketio.Server, runs: RunRegistry, cache: RunCache
+    ) -> None:
         self.app = app
         self.server = server
         self.runs = runs
+        self.cache = cache
         self.rate = TokenBuckets(
             "simulate requests", app.config["SIMULATE_RATE_PER_S"], app.config["SIMULATE_BURST"]
         )
@@ -202,7 +210,7 @@ class _Handlers:
             return {"ok": False, "error": str(e), "retry_after_s": round(e.retry_after_s, 3)}
         except ServerBusy as e:
             return {"ok": False, "error": str(e), "retry_after_s": BUSY_RETRY_S}
-        self.server.start_background_task(_stream, self.server, self.runs, run, p)
+        self.server.start_background_task(_stream, self.server, self.runs, run, p, self.cache)
         return {"ok": True, "run_id": run.run_id}
 
     def cancel(self, sid: str, *args) -> dict:
@@ -237,35 +245,72 @@ def _single(args: tuple, event: str) -> object:
     return args[0] if len(args) == 1 else None if not args else list(args)
 
 
-def _stream(server: socketio.Server, runs: RunRegistry, run: Run, p: params.SimParams) -> None:
-    """Run the engine, then emit sim_start, each sim_step and sim_done to the run's client."""
+def _stream(
+    server: socketio.Server,
+    runs: RunRegistry,
+    run: Run,
+    p: params.SimParams,
+    cache: RunCache | None = None,
+) -> None:
+    """Emit sim_start, each sim_step and sim_done to the run's client, pacing the steps."""
 
-    def send(event: str, payload: dict) -> bool:
+    def send(event: str, body: str) -> bool:
+        payload = Encoded(body, run.run_id)  # the run's id goes in front as it is sent
         return run.emit_unless_cancelled(
             lambda: server.emit(event, payload, to=run.sid, namespace=NAMESPACE)
         )
 
     try:
-        with ENGINE_SLOTS:
-            if run.cancelled:  # replaced or cancelled while waiting: skip the engine
-                return
-            trace = simulate(**p.simulate_kwargs())
-        if not send("sim_start", serialize.start(trace, run.run_id)):
+        if run.cancelled:  # replaced or cancelled before its task started
             return
-        for i, step in enumerate(trace.steps):
-            if not send("sim_step", serialize.step(trace, step, run.run_id)):
+        cached = cache.get(p) if cache is not None else None
+        events = _replayed(cached) if cached is not None else _simulated(run, p, cache)
+        stepped = False
+        for event, body in events:
+            if event == "sim_step":
+                if stepped:
+                    _pause(server, run, p.interval_ms / 1000)
+                stepped = True
+            if not send(event, body):
                 return
-            if i < trace.total_steps - 1:
-                _pause(server, run, p.interval_ms / 1000)
-        send("sim_done", serialize.done(trace, run.run_id))
     except CollectiveError as e:
-        send("sim_error", {"run_id": run.run_id, "error": str(e)})
+        send("sim_error", encode({"error": str(e)}))
     except Exception:
         log.exception("lab run %s (%s) failed", run.run_id, p)
         message = "the simulation failed unexpectedly; the error was logged on the server"
-        send("sim_error", {"run_id": run.run_id, "error": message})
+        send("sim_error", encode({"error": message}))
     finally:
         runs.finish(run)
+
+
+def _replayed(cached: EncodedRun) -> Iterator[tuple[str, str]]:
+    """Yield the events of a run the engine already ran for the same parameters."""
+    yield "sim_start", cached.start
+    for body in cached.steps:
+        yield "sim_step", body
+    yield "sim_done", cached.done
+
+
+def _simulated(run: Run, p: params.SimParams, cache: RunCache | None) -> Iterator[tuple[str, str]]:
+    """Run the engine and yield its events, each serialized when it is about to be sent.
+
+    A run whose events were all serialized is kept in `cache`; none is yielded for a run
+    cancelled while it waited for an engine slot.
+    """
+    with ENGINE_SLOTS:
+        if run.cancelled:  # replaced or cancelled while waiting: skip the engine
+            return
+        trace = simulate(**p.simulate_kwargs())
+    start = encode(serialize.start(trace))
+    yield "sim_start", start
+    steps = []
+    for step in trace.steps:
+        steps.append(encode(serialize.step(trace, step)))
+        yield "sim_step", steps[-1]
+    done = encode(serialize.done(trace))
+    if cache is not None:
+        cache.put(p, EncodedRun(start, tuple(steps), done))
+    yield "sim_done", done
 
 
 def _pause(server: socketio.Server, run: Run, seconds: float) -> None:

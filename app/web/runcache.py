@@ -1,0 +1,106 @@
+"""Recent runs' payloads, already encoded: an identical `simulate` skips the engine.
+
+The engine is deterministic: the same validated parameters (seed included) give the same
+trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run that
+streamed to its end leaves its payloads here as JSON text without `run_id`
+(`socket_json.Encoded` puts each run's own id in front when it is sent). The cache is keyed by
+every simulate parameter but `interval_ms`, which only paces the stream, and bounded by the
+total length of the text it holds (`LAB_RUN_CACHE_BYTES`), least recently used first out.
+It holds only strings, which nobody can change, and is safe to use from many threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+
+from .params import SimParams
+
+# A str of ASCII JSON costs its length plus this much (CPython's compact str header).
+STR_OVERHEAD = 49
+
+
+@dataclasses.dataclass(frozen=True)
+class EncodedRun:
+    """One run's payloads as JSON objects without `run_id`: sim_start, each sim_step, sim_done."""
+
+    start: str
+    steps: tuple[str, ...]
+    done: str
+
+    @property
+    def nbytes(self) -> int:
+        texts = (self.start, self.done, *self.steps)
+        return sum(len(t) for t in texts) + STR_OVERHEAD * len(texts)
+
+
+def key(p: SimParams) -> SimParams:
+    """Return the cache key of a run: its parameters with the stream's pace left out."""
+    return dataclasses.replace(p, interval_ms=0) if p.interval_ms else p
+
+
+class RunCache:
+    """A bounded, thread-safe LRU of `EncodedRun`s; `max_bytes` 0 disables it."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max(0, int(max_bytes))
+        self._lock = threading.Lock()
+        self._runs: OrderedDict[SimParams, tuple[EncodedRun, int]] = OrderedDict()
+        self._bytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_bytes > 0
+
+    def get(self, p: SimParams) -> EncodedRun | None:
+        """Return the encoded run for parameters `p`, or None (counted as a miss)."""
+        if not self.max_bytes:
+            return None
+        k = key(p)
+        with self._lock:
+            entry = self._runs.get(k)
+            if entry is None:
+                self.misses += 1
+                return None
+            self._runs.move_to_end(k)
+            self.hits += 1
+            return entry[0]
+
+    def put(self, p: SimParams, run: EncodedRun) -> bool:
+        """Keep `run` for parameters `p`, evicting the least recently used; say if it was kept.
+
+        A run larger than a quarter of the budget is not kept: it would evict many others.
+        """
+        size = run.nbytes
+        if not self.max_bytes or size > self.max_bytes // 4:
+            return False
+        k = key(p)
+        with self._lock:
+            old = self._runs.pop(k, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._runs[k] = (run, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, (_, evicted) = self._runs.popitem(last=False)
+                self._bytes -= evicted
+        return True
+
+    def clear(self) -> None:
+        with self._lock:
+            self._runs.clear()
+            self._bytes = 0
+
+    def stats(self) -> dict:
+        """Return entries, bytes held, the budget, hits and misses."""
+        with self._lock:
+            return {
+                "entries": len(self._runs),
+                "bytes": self._bytes,
+                "max_bytes": self.max_bytes,
+                "hits": self.hits,
+                "misses": self.misses,
+            }
