@@ -10,9 +10,12 @@ server's RSS and CPU, and, for a sweep, the knee: the first K whose p99 passes 1
 sees an error, a lost or an out-of-order step. A closed loop at saturation has latency about
 K / throughput, so the knee says how many simultaneous clients the server's throughput serves.
 `--think S` adds a random 0.5..1.5 x S pause between a client's runs (students who watch the
-animation before pressing Run again). A refusal that carries `retry_after_s` (the server's rate
-limit or its "server busy" cap) is counted apart, and the client waits as told before asking
-again; "server busy" counts against the target, a rate-limit refusal does not.
+animation before pressing Run again). `--distinct` gives every run its own seed, so no run
+repeats another and the server's run cache (LAB_RUN_CACHE_BYTES) never serves one: the figure
+for a class whose every student asks something new; without it every run asks the same. A
+refusal that carries `retry_after_s` (the server's rate limit or its "server busy" cap) is
+counted apart, and the client waits as told before asking again; "server busy" counts against
+the target, a rate-limit refusal does not.
 
 Faults (`--faults`): clients that drop mid-run (half a clean disconnect, half a TCP reset) and
 reconnect, that send `cancel` twice, and that flood `simulate` (normal runs, then the largest
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import random
 import socket
@@ -59,6 +63,7 @@ PARAMS = {
 }
 # The largest run the lab accepts (LAB_MAX_RANKS 64 x LAB_MAX_CELLS 1<<18 / 64).
 BIG_PARAMS = {**PARAMS, "ranks": 64, "elements": 4096}
+SEEDS = itertools.count(1)  # --distinct: every run's own seed (the warm-up uses seed 0)
 MAX_CLIENTS = 200
 MAX_SECONDS = 60
 RUN_TIMEOUT = 30.0
@@ -472,6 +477,8 @@ class LoadResult:
     client_cpu: float
     other_cpu: float
     server_problems: list[str]
+    loadavg: tuple[float, float, float] = (0.0, 0.0, 0.0)  # at the end of the point
+    distinct: bool = False
 
     @property
     def p50(self) -> float:
@@ -495,13 +502,23 @@ class LoadResult:
         )
 
 
+def run_params(distinct: bool = False) -> dict:
+    """Return the parameters of the next load run: PARAMS, with a seed of its own if distinct."""
+    return {**PARAMS, "seed": next(SEEDS)} if distinct else PARAMS
+
+
 def load_point(
-    server: ServerProcess, clients: int, seconds: float, think: float = 0.0
+    server: ServerProcess,
+    clients: int,
+    seconds: float,
+    think: float = 0.0,
+    distinct: bool = False,
 ) -> LoadResult:
     """Run `clients` closed-loop clients for `seconds` against `server` and measure.
 
     `think` > 0: each client pauses a random 0.5..1.5 x `think` seconds after each run (and
     before its first), like a student reading the animation before pressing Run again.
+    `distinct`: every run has a seed no other run had, so none is served from the run cache.
     """
     clients = max(1, min(clients, MAX_CLIENTS))
     seconds = max(1.0, min(seconds, MAX_SECONDS))
@@ -528,7 +545,7 @@ def load_point(
                 if time.monotonic() >= deadline:
                     break
             hard = deadline + RUN_TIMEOUT - time.monotonic()
-            client.run_once(PARAMS, timeout=max(1.0, min(RUN_TIMEOUT, hard)))
+            client.run_once(run_params(distinct), timeout=max(1.0, min(RUN_TIMEOUT, hard)))
             if client.retry_after:  # a well-behaved client waits as long as it was told
                 time.sleep(min(client.retry_after, 5.0, max(0.0, deadline - time.monotonic())))
 
@@ -571,6 +588,8 @@ def load_point(
         client_cpu=client_cpu,
         other_cpu=other_cpu,
         server_problems=server.problems(mark),
+        loadavg=os.getloadavg(),
+        distinct=distinct,
     )
 
 
@@ -581,6 +600,8 @@ def print_point(r: LoadResult) -> None:
         f"load: {r.clients} clients x {r.seconds:.0f} s (wall {r.wall:.1f} s), ring allreduce "
         f"{PARAMS['ranks']} ranks x {PARAMS['elements']}, interval_ms=0, "
         + (f"think {r.think:g} s (+-50%) between runs" if r.think else "back to back")
+        + (", every run its own seed (--distinct)" if r.distinct else ", every run the same")
+        + f"; load average {_loadavg(r.loadavg)}"
     )
     print(
         f"  runs ok {t.runs_ok}, failed {t.runs_failed} ({runs / r.wall:.1f} runs/s); events "
@@ -623,6 +644,10 @@ def print_point(r: LoadResult) -> None:
     )
 
 
+def _loadavg(values: Iterable[float]) -> str:
+    return " ".join(f"{x:.2f}" for x in values)
+
+
 def warm_up(server: ServerProcess, runs: int = 10) -> None:
     """Run a few normal runs so imports, caches and allocator pools are in place."""
     idle = server.threads()
@@ -634,32 +659,43 @@ def warm_up(server: ServerProcess, runs: int = 10) -> None:
     settle(server, idle, 5)
 
 
-def load(clients: int, seconds: float, think: float = 0.0) -> LoadResult:
+def load(
+    clients: int,
+    seconds: float,
+    think: float = 0.0,
+    distinct: bool = False,
+    server_env: dict | None = None,
+) -> LoadResult:
     """One load point on a fresh server."""
-    with app_server() as server:
+    with app_server(server_env) as server:
         warm_up(server)
-        result = load_point(server, clients, seconds, think)
+        result = load_point(server, clients, seconds, think, distinct)
         print_point(result)
     print(f"  {server.shutdown()}")
     return result
 
 
 def sweep(
-    counts: list[int], seconds: float, refine: int = 2, think: float = 0.0
+    counts: list[int],
+    seconds: float,
+    refine: int = 2,
+    think: float = 0.0,
+    distinct: bool = False,
+    server_env: dict | None = None,
 ) -> list[LoadResult]:
     """Run every client count on one server, then bisect towards the knee `refine` times."""
     results: list[LoadResult] = []
-    with app_server() as server:
+    with app_server(server_env) as server:
         warm_up(server)
         for k in sorted(set(counts)):
-            results.append(load_point(server, k, seconds, think))
+            results.append(load_point(server, k, seconds, think, distinct))
             print_point(results[-1])
             time.sleep(1)
         for _ in range(refine):
             lo, hi = _bracket(results)
             if hi is None or hi - lo <= max(2, hi // 10):
                 break
-            results.append(load_point(server, (lo + hi) // 2, seconds, think))
+            results.append(load_point(server, (lo + hi) // 2, seconds, think, distinct))
             print_point(results[-1])
             time.sleep(1)
         print_sweep(results, server)
@@ -677,14 +713,16 @@ def _bracket(results: list[LoadResult]) -> tuple[int, int | None]:
 
 def print_sweep(results: list[LoadResult], server: ServerProcess) -> None:
     think = results[0].think if results else 0
+    distinct = results[0].distinct if results else False
     print(
         "\nload sweep (closed loop, "
-        + (f"{think:g} s think time between runs):" if think else "each client back to back):")
+        + (f"{think:g} s think time between runs" if think else "each client back to back")
+        + (", every run its own seed):" if distinct else ", every run the same):")
     )
     print(
         f"{'clients':>7} {'runs':>6} {'runs/s':>7} {'events/s':>8} {'errors':>6} {'refused':>7} "
         f"{'lost':>5} {'ooo':>4} {'p50 ms':>7} {'p99 ms':>7} {'RSS peak':>8} {'srv cores':>9} "
-        f"{'cli cores':>9} {'others':>6} {'ok':>3}"
+        f"{'srv ms/run':>10} {'cli cores':>9} {'others':>6} {'load avg':>8} {'ok':>3}"
     )
     for r in sorted(results, key=lambda r: r.clients):
         t = r.tally
@@ -693,8 +731,10 @@ def print_sweep(results: list[LoadResult], server: ServerProcess) -> None:
             f"{t.events / r.wall:>8.0f} {t.error_count:>6} {t.rate_limited + t.busy:>7} "
             f"{t.lost:>5} "
             f"{t.out_of_order:>4} {r.p50 * 1e3:>7.0f} {r.p99 * 1e3:>7.0f} "
-            f"{r.rss_peak:>6.0f}MB {r.server_cpu / r.wall:>9.2f} {r.client_cpu / r.wall:>9.2f} "
-            f"{max(0.0, r.other_cpu) / r.wall:>6.2f} {'yes' if r.ok else 'no':>3}"
+            f"{r.rss_peak:>6.0f}MB {r.server_cpu / r.wall:>9.2f} "
+            f"{r.server_cpu / max(1, t.runs_ok) * 1e3:>10.1f} {r.client_cpu / r.wall:>9.2f} "
+            f"{max(0.0, r.other_cpu) / r.wall:>6.2f} {r.loadavg[0]:>8.2f} "
+            f"{'yes' if r.ok else 'no':>3}"
         )
     lo, hi = _bracket(results)
     best = max(results, key=lambda r: r.tally.runs_ok / r.wall)
@@ -1072,9 +1112,16 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="environment for the server, e.g. MALLOC_ARENA_MAX=2 (repeatable)",
+        help="environment for the server, e.g. MALLOC_ARENA_MAX=2 or "
+        "COLLECTIVE_LAB_LAB_RUN_CACHE_BYTES=0 (repeatable)",
+    )
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="give every load run its own seed, so the server's run cache never serves one",
     )
     args = parser.parse_args(argv)
+    server_env = dict(kv.split("=", 1) for kv in args.server_env) or None
     if args.faults:
         faults(
             clients=args.clients or 20,
@@ -1083,13 +1130,13 @@ def main(argv: list[str] | None = None) -> int:
             big_flood=args.big_flood,
             big_flood_clients=max(1, min(args.big_flood_clients, 20)),
             rounds=args.rounds,
-            server_env=dict(kv.split("=", 1) for kv in args.server_env) or None,
+            server_env=server_env,
         )
     elif args.sweep:
         counts = [int(x) for x in args.sweep.split(",") if x.strip()]
-        sweep(counts, args.seconds, args.refine, args.think)
+        sweep(counts, args.seconds, args.refine, args.think, args.distinct, server_env)
     else:
-        load(args.clients or 50, args.seconds, args.think)
+        load(args.clients or 50, args.seconds, args.think, args.distinct, server_env)
     return 0
 
 
