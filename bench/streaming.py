@@ -194,19 +194,31 @@ class Counter:
             self.sio.disconnect()
 
 
-def run(runs: int = RUNS, ranks: int = PARAMS["ranks"], elements: int = PARAMS["elements"]) -> dict:
-    """Measure both servers, alternating runs; print and return the figures."""
+def run(
+    runs: int = RUNS,
+    ranks: int = PARAMS["ranks"],
+    elements: int = PARAMS["elements"],
+    cache: bool = False,
+) -> dict:
+    """Measure both servers, alternating runs; print and return the figures.
+
+    The runs repeat one parameter set, which the app's run cache (app/web/runcache.py) would
+    serve without the engine after the first: by default the cache is off, so the full stack
+    computes and encodes every run; `cache=True` measures the repeated-run path instead.
+    """
     runs = max(1, min(runs, 50))
     params = {**PARAMS, "ranks": ranks, "elements": elements}
     print(
         f"streaming: one client, ring allreduce {ranks} ranks x {elements}, "
-        f"interval_ms=0, {runs} runs per server (after one warm-up), alternating"
+        f"interval_ms=0, {runs} runs per server (after one warm-up), alternating; "
+        f"app run cache {'on (repeated runs skip the engine)' if cache else 'off'}"
     )
     results: dict[str, list[dict]] = {"full": [], "bare": []}
     cpu: dict[str, float] = {"full": 0.0, "bare": 0.0}
     client_cpu: dict[str, float] = {"full": 0.0, "bare": 0.0}
     deadline = time.monotonic() + MAX_SECONDS
-    with app_server() as full, bare_server(params) as bare:
+    env = None if cache else {"COLLECTIVE_LAB_LAB_RUN_CACHE_BYTES": "0"}
+    with app_server(env) as full, bare_server(params) as bare:
         servers = {"full": full, "bare": bare}
         clients = {name: Counter(s.url) for name, s in servers.items()}
         try:
@@ -254,7 +266,7 @@ def run(runs: int = RUNS, ranks: int = PARAMS["ranks"], elements: int = PARAMS["
         )
     ratio = out["full"]["events_per_s"] / out["bare"]["events_per_s"]
     stream_ratio = out["full"]["steps_per_s_streaming"] / out["bare"]["steps_per_s_streaming"]
-    out["ratio"], out["stream_ratio"] = ratio, stream_ratio
+    out["ratio"], out["stream_ratio"], out["cache"] = ratio, stream_ratio, cache
     print(
         f"  ratio full / bare: {ratio:.1%} end to end (target >= {TARGET:.0%}: "
         f"{'met' if ratio >= TARGET else 'NOT met'}); {stream_ratio:.1%} while streaming "
@@ -268,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=RUNS, help="timed runs per server (max 50)")
     parser.add_argument("--ranks", type=int, default=PARAMS["ranks"])
     parser.add_argument("--elements", type=int, default=PARAMS["elements"])
+    parser.add_argument("--cache", action="store_true", help="leave the app's run cache on")
     parser.add_argument("--bare-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
@@ -277,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("the bare server binds 127.0.0.1 only")
         serve_bare(args.host, args.port, {**PARAMS, "ranks": args.ranks, "elements": args.elements})
     else:
-        run(args.runs, args.ranks, args.elements)
+        run(args.runs, args.ranks, args.elements, args.cache)
     return 0
 
 
