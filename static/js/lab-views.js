@@ -114,7 +114,6 @@
 
   const CUBE = [[1, 0], [0, -1], [0.5, 0.42]];
 
-  // `aspect`: the plot's width / height, so wide trees can be stacked and spread to fit.
   // Grid spots for `count` things in ring order, so that neighbours on the ring, the last and
   // the first included, sit side by side: along the top row, back and forth over the other
   // columns (a comb), and up the first column to the start. At most `maxCols` per row.
@@ -136,6 +135,7 @@
     return { cols, rows, spots: path.concat(back.slice(spare)) };
   }
 
+  // `aspect`: the plot's width / height, so wide trees can be stacked and spread to fit.
   function geometry(run, aspect) {
     const topo = run.start.layout.topology || { kind: "complete" };
     const p = run.p;
