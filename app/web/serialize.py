@@ -87,10 +87,9 @@ def initial_state(trace: Trace) -> list[dict]:
     return out
 
 
-def step(trace: Trace, s: Step, run_id: str | None = None) -> dict:
-    """Describe one step: its transfers and the cells it changed (`run_id` first, if given)."""
-    out = {"run_id": run_id} if run_id is not None else {}
-    out.update(
+def step(trace: Trace, s: Step) -> dict:
+    """Describe one step: its transfers and the cells it changed."""
+    return dict(
         index=s.index,
         phase=s.phase,
         transfers=[
@@ -99,14 +98,12 @@ def step(trace: Trace, s: Step, run_id: str | None = None) -> dict:
         ],
         state=[cell(u.rank, u.chunk, u.holders, u.preview, trace.dtype) for u in s.updates],
     )
-    return out
 
 
-def start(trace: Trace, run_id: str | None = None) -> dict:
+def start(trace: Trace) -> dict:
     """Describe a run before its first step: parameters, layout, initial state, cost."""
-    out = {"run_id": run_id} if run_id is not None else {}
     estimate = cost(trace)
-    out.update(
+    return dict(
         collective=trace.collective,
         algorithm=trace.algorithm,
         ranks=trace.ranks,
@@ -122,19 +119,16 @@ def start(trace: Trace, run_id: str | None = None) -> dict:
         expected_bytes_per_rank=estimate.get("bytes_per_rank") if estimate else None,
         cost=estimate,
     )
-    return out
 
 
-def done(trace: Trace, run_id: str | None = None) -> dict:
+def done(trace: Trace) -> dict:
     """Describe how a run ended: verified against numpy, its error, bytes each rank sent."""
-    out = {"run_id": run_id} if run_id is not None else {}
-    out.update(
+    return dict(
         verified=bool(trace.verified),
         max_abs_error=_float(float(trace.max_abs_error), float),
         total_steps=trace.total_steps,
         bytes_sent=[int(b) for b in trace.bytes_sent],
     )
-    return out
 
 
 def document(trace: Trace) -> dict:

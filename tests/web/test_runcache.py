@@ -53,11 +53,12 @@ def without_run_id(events: list[dict]) -> list[tuple[str, dict]]:
 def expected_events(data: dict, run_id: str) -> list[tuple[str, dict]]:
     """The events the lab streamed before the cache: serialize's dicts of the engine's trace."""
     trace = simulate(**parse(data).simulate_kwargs())
-    return (
-        [("sim_start", serialize.start(trace, run_id))]
-        + [("sim_step", serialize.step(trace, s, run_id)) for s in trace.steps]
-        + [("sim_done", serialize.done(trace, run_id))]
+    payloads = (
+        [("sim_start", serialize.start(trace))]
+        + [("sim_step", serialize.step(trace, s)) for s in trace.steps]
+        + [("sim_done", serialize.done(trace))]
     )
+    return [(event, {"run_id": run_id, **body}) for event, body in payloads]
 
 
 @pytest.fixture
