@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable
 
 from . import engine, load, page, streaming
+from .common import loadavg
 
 
 def machine() -> str:
@@ -33,13 +34,6 @@ def machine() -> str:
         f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, "
         f"load average {loadavg()}"
     )
-
-
-def loadavg() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
 
 
 def summary(results: dict) -> None:

@@ -195,6 +195,14 @@ def app_server(env: dict[str, str] | None = None) -> ServerProcess:
     return ServerProcess(["-m", "app"], ready_path="/healthz", env=env)
 
 
+def loadavg(values: Sequence[float] | None = None) -> str:
+    """Format a load average (`values`, or the machine's now) as "1.00 0.50 0.25"."""
+    try:
+        return " ".join(f"{x:.2f}" for x in (os.getloadavg() if values is None else values))
+    except OSError:
+        return "n/a"
+
+
 def machine_busy_seconds() -> float:
     """Return the CPU time every process on the machine has used (all cores, not idle/iowait)."""
     with open("/proc/stat") as f:

@@ -49,6 +49,7 @@ from .common import (
     OrderedClient,
     ServerProcess,
     app_server,
+    loadavg,
     machine_busy_seconds,
     own_cpu_seconds,
     percentile,
@@ -601,7 +602,7 @@ def print_point(r: LoadResult) -> None:
         f"{PARAMS['ranks']} ranks x {PARAMS['elements']}, interval_ms=0, "
         + (f"think {r.think:g} s (+-50%) between runs" if r.think else "back to back")
         + (", every run its own seed (--distinct)" if r.distinct else ", every run the same")
-        + f"; load average {_loadavg(r.loadavg)}"
+        + f"; load average {loadavg(r.loadavg)}"
     )
     print(
         f"  runs ok {t.runs_ok}, failed {t.runs_failed} ({runs / r.wall:.1f} runs/s); events "
@@ -642,10 +643,6 @@ def print_point(r: LoadResult) -> None:
         f"  => {'OK' if r.ok else 'NOT OK'} (target: no errors/lost/out-of-order, p99 <= "
         f"{KNEE_P99_S:.0f} s)"
     )
-
-
-def _loadavg(values: Iterable[float]) -> str:
-    return " ".join(f"{x:.2f}" for x in values)
 
 
 def warm_up(server: ServerProcess, runs: int = 10) -> None:
