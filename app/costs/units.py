@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 GB = 1e9  # REFERENCE § 1: GB/s means 1e9 bytes per second, as nccl-tests
+BINARY, DECIMAL = "binary", "decimal"
+SIZE_UNITS = {
+    BINARY: ((2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB")),
+    DECIMAL: ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")),
+}
+_FAMILY: ContextVar[str | None] = ContextVar("size_family", default=None)
+
+
+@contextmanager
+def size_family(family: str) -> Iterator[None]:
+    """Within the block, `size` writes every byte count in one family (BINARY or DECIMAL).
+
+    A calculator's panel uses this so its sentence, formula and labels never mix MiB and MB.
+    """
+    token = _FAMILY.set(family)
+    try:
+        yield
+    finally:
+        _FAMILY.reset(token)
 
 
 def seconds(value_s: float) -> str:
@@ -19,9 +41,16 @@ def seconds(value_s: float) -> str:
 
 
 def size(value_bytes: float) -> str:
-    """Format a byte count: binary units for exact powers of two, decimal otherwise."""
+    """Format a byte count: in the family `size_family` set, if any; otherwise binary units for
+    exact powers of two and decimal units for the rest."""
     if value_bytes <= 0:
         return f"{value_bytes:g} B"
+    family = _FAMILY.get()
+    if family is not None:
+        for scale, unit in SIZE_UNITS[family]:
+            if value_bytes >= scale:
+                return f"{value_bytes / scale:.4g} {unit}"
+        return f"{value_bytes:.4g} B"
     exponent = math.log2(value_bytes)
     if exponent == int(exponent) and exponent >= 10:
         for shift, unit in ((40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.costs import CostError
@@ -211,3 +213,40 @@ def test_hierarchical_beats_a_flat_ring_across_nodes():
 def test_calculators_reject_unknown_inputs():
     with pytest.raises(CostError, match="unknown input 'preset'"):
         compare(preset="ib_ndr")
+
+
+# -- one unit family per panel -------------------------------------------------------------------
+
+SIZE_TEXT = re.compile(r"\d\s?(KiB|MiB|GiB|TiB|kB|MB|GB|TB)\b(?!/)")  # GB/s is a rate, not a size
+FAMILIES = {"binary": {"KiB", "MiB", "GiB", "TiB"}, "decimal": {"kB", "MB", "GB", "TB"}}
+
+
+def size_units(result) -> set[str]:
+    """Return the size units written anywhere in a result's text: sentence, formula, labels."""
+    data = result.as_dict()
+    texts = [data["interpretation"], data["formula"], data["substituted"], *data["notes"]]
+    texts += [o["label"] for o in data["outputs"]]
+    for chart in data["charts"]:
+        texts.append(chart["title"])
+        texts += [m["label"] for m in chart.get("markers", [])]
+    return {m.group(1) for text in texts for m in SIZE_TEXT.finditer(text)}
+
+
+@pytest.mark.parametrize("name", list(CALCULATORS))
+def test_a_calculator_writes_every_size_in_the_family_it_reports(name):
+    result = CALCULATORS[name]()
+    family = result.as_dict()["sizes"]
+    assert family in FAMILIES
+    assert size_units(result) <= FAMILIES[family], f"{name} mixes units: {size_units(result)}"
+
+
+def test_a_message_size_given_in_decimal_units_keeps_the_panel_decimal():
+    decimal = crossover(ranks=64, message_bytes=1e9, **NDR)
+    assert decimal.as_dict()["sizes"] == "decimal"
+    assert "At 1 GB the latency term" in decimal.interpretation
+    assert size_units(decimal) <= FAMILIES["decimal"]
+    binary = crossover(ranks=64, message_bytes=25 * MIB, **NDR)
+    assert binary.as_dict()["sizes"] == "binary"
+    assert "At 25 MiB the latency term" in binary.interpretation
+    # M* = 126·2.7 µs · 50 GB/s / (2·63/64) = 8.64e6 B, written in MiB like the message size
+    assert "latency-bound below 8.24 MiB" in binary.interpretation

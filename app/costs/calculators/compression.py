@@ -77,6 +77,7 @@ FIELDS = (
     "Gradient compression: what does it save?",
     "FP16/BF16, INT8, 1-bit, top-k and PowerSGD against a dense FP32 allreduce.",
     FIELDS,
+    sizes=units.DECIMAL,
 )
 def compression(**values) -> Result:
     """Compare the bytes and time of each compression scheme with dense FP32, and break-evens."""

@@ -67,6 +67,7 @@ PASSES = (
     "MoE: what do the all-to-alls cost?",
     "Dispatch and combine bytes and time per MoE layer and per step.",
     FIELDS,
+    sizes=units.DECIMAL,
 )
 def moe(**values) -> Result:
     """Return the bytes and time of one all-to-all and of all four per layer and per step."""

@@ -53,6 +53,7 @@ def _link(values: dict, span: int) -> tuple[str, dict]:
     "3D parallelism: which dimension dominates?",
     "Tensor, pipeline and data parallel bytes per GPU per step, and on which link.",
     FIELDS,
+    sizes=units.DECIMAL,
 )
 def parallelism_3d(**values) -> Result:
     """Return per-dimension bytes, link class and time, and name the dominant one."""

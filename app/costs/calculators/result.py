@@ -39,6 +39,7 @@ class Result:
     table: dict = field(default_factory=dict)  # {"columns": [...], "kinds": [...], "rows": [...]}
     charts: tuple[dict, ...] = ()
     notes: tuple[str, ...] = ()
+    sizes: str = "binary"  # the unit family every size is shown in: "binary" or "decimal"
 
     def output(self, key: str) -> object:
         """Return the value of the output named `key`."""
@@ -59,6 +60,7 @@ class Result:
             "table": self.table,
             "charts": list(self.charts),
             "notes": list(self.notes),
+            "sizes": self.sizes,
         }
 
 

@@ -125,6 +125,7 @@ def _why(stage: int) -> str:
     "ZeRO and ZeRO++: bytes per GPU per step",
     "Stages 0-3 and qwZ / hpZ / qgZ: volume, link class and time.",
     FIELDS,
+    sizes=units.DECIMAL,
 )
 def zero(**values) -> Result:
     """Return each collective of one training step under the chosen ZeRO configuration."""
