@@ -5,7 +5,8 @@
 - `present`: a question's public form, with no answer in it.
 - `grading`: grade a submission and explain it.
 - `select`: pick the questions of one quiz or mock interview.
-- `tokens`: sign drawn parameters and make opaque option ids (HMAC with SECRET_KEY).
+- `tokens`: sign drawn parameters and make opaque option ids (HMAC with SECRET_KEY, which the
+  web layer keeps stable across restarts and processes).
 
 Pure Python over `app.costs` and `app.collectives`; nothing here imports Flask.
 """
@@ -20,7 +21,7 @@ from .bank import (
     current_bank,
     load_bank,
 )
-from .grading import SubmissionError, grade
+from .grading import StaleQuestion, SubmissionError, grade
 from .present import public
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "Bank",
     "BankError",
     "Question",
+    "StaleQuestion",
     "SubmissionError",
     "current_bank",
     "grade",

@@ -5,8 +5,10 @@
     {"id": "...", "answer": ..., "params": {...}, "token": "..."}   (params/token: numeric, predict)
 
 checks every field (a problem raises `SubmissionError` naming the field, which the web layer
-turns into a 400), recomputes the truth (the bank's flags, `app.costs` for numeric templates,
-the engine's trace for predict questions) and returns the verdict with the explanations.
+turns into a 400; `StaleQuestion` when ids or a token were not made with this server's key, so
+the page can offer a fresh question), recomputes the truth (the bank's flags, `app.costs` for
+numeric templates, the engine's trace for predict questions) and returns the verdict with the
+explanations.
 """
 
 from __future__ import annotations
@@ -32,6 +34,22 @@ class SubmissionError(ValueError):
         super().__init__(f"{field}: {message}")
 
 
+class StaleQuestion(SubmissionError):
+    """The answer names option ids or a token this server's key did not make.
+
+    The question came from a server with another key (one restarted with a new
+    COLLECTIVE_LAB_SECRET_KEY, or another machine), or was altered. It cannot be graded here;
+    the page says so and offers a fresh question.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(
+            field,
+            f"{message}: this question was made with another key (a server restarted with a new "
+            "secret, or another server) and cannot be graded here; ask for a fresh question",
+        )
+
+
 def _question(bank: Bank, body) -> Question:
     if not isinstance(body, dict):
         raise SubmissionError("body", "must be a JSON object with id and answer")
@@ -49,14 +67,15 @@ def _question(bank: Bank, body) -> Question:
     return q
 
 
-def _ids(answer, allowed: list[str], field: str = "answer") -> list[str]:
+def _ids(answer, allowed: list[str], unknown_error=SubmissionError) -> list[str]:
+    """Check a list of option ids; an id not in `allowed` raises `unknown_error`."""
     if not isinstance(answer, list) or not all(isinstance(a, str) for a in answer):
-        raise SubmissionError(field, "must be a list of option ids")
+        raise SubmissionError("answer", "must be a list of option ids")
     if len(answer) > len(allowed) or len(set(answer)) != len(answer):
-        raise SubmissionError(field, "lists an option more than once")
+        raise SubmissionError("answer", "lists an option more than once")
     unknown = [a for a in answer if a not in allowed]
     if unknown:
-        raise SubmissionError(field, f"unknown option id {unknown[0][:40]!r}")
+        raise unknown_error("answer", f"unknown option id {unknown[0][:40]!r}")
     return answer
 
 
@@ -71,9 +90,7 @@ def _signed(q: Question, body: dict, secret) -> dict:
     if not isinstance(token, str) or not token or len(token) > MAX_TOKEN:
         raise SubmissionError("token", "must be the token the question came with")
     if not tokens.verify(secret, q.id, params, token):
-        raise SubmissionError(
-            "params", "do not match their token: they were changed, or come from another server"
-        )
+        raise StaleQuestion("params", "do not match their token")
     if q.kind == "numeric":
         problem = generators.check_draw(q.numeric.params, params)
     else:
@@ -113,9 +130,9 @@ def _choice(q: Question, answer, secret, _params) -> dict:
     if q.kind == "single":
         if not isinstance(answer, str):
             raise SubmissionError("answer", "must be one option id (a string)")
-        chosen = set(_ids([answer], ids))
+        chosen = set(_ids([answer], ids, StaleQuestion))
     else:
-        chosen = set(_ids(answer, ids))
+        chosen = set(_ids(answer, ids, StaleQuestion))
     right = {i for i, o in zip(ids, q.options, strict=True) if o.correct}
     return {
         "correct": chosen == right,
@@ -179,9 +196,12 @@ def _order(q: Question, answer, secret, _params) -> dict:
     if (
         not isinstance(answer, list)
         or not all(isinstance(a, str) for a in answer)
-        or sorted(answer) != sorted(ids)
+        or len(answer) != len(ids)
+        or len(set(answer)) != len(answer)
     ):
         raise SubmissionError("answer", "must list every item id exactly once, in your order")
+    if set(answer) != set(ids):
+        raise StaleQuestion("answer", "lists item ids this question does not have")
     return {
         "correct": answer == ids,
         "order": [
@@ -201,8 +221,10 @@ def _match(q: Question, answer, secret, _params) -> dict:
             "answer", f"must map every left item ({', '.join(lefts)}) to a right id"
         )
     for left, right in answer.items():
-        if not isinstance(right, str) or right not in ids:
+        if not isinstance(right, str):
             raise SubmissionError(f"answer.{left}", "must be a right-hand item id")
+        if right not in ids:
+            raise StaleQuestion(f"answer.{left}", "is not a right-hand item id of this question")
     html = dict(zip(ids, rights, strict=True))
     pairs = [
         {

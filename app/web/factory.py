@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import settings
+from . import instance_secret, settings
 from .extensions import socketio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +23,12 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.from_prefixed_env("COLLECTIVE_LAB")
     if config:
         app.config.update(config)
+    if app.config.get("INSTANCE_PATH"):
+        app.instance_path = str(Path(app.config["INSTANCE_PATH"]).resolve())
+    # One key for every process and every restart, or open quiz questions could not be graded.
+    app.config["SECRET_KEY"] = instance_secret.resolve(
+        app.config.get("SECRET_KEY"), app.instance_path
+    )
     from . import (
         api,
         compression,

@@ -4,7 +4,8 @@
 - `GET /api/quiz/topics` — lessons with their question counts.
 - `GET /api/quiz/questions?topics=&difficulty=&kinds=&count=&mode=&ids=&lesson=` — fresh
   questions (numeric and predict ones drawn anew, signed with SECRET_KEY).
-- `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why.
+- `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why; ids or a
+  token made with another key get 400 with `stale: true` (the page offers a fresh question).
 
 Bad input gets 400 with `{"error": "..."}` naming the field; a bank that does not load gets 503
 with the bank's problems (an authoring error, fixed in lessons/quizzes/).
@@ -18,7 +19,16 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from app.quiz import DIFFICULTIES, KINDS, BankError, SubmissionError, current_bank, grade, public
+from app.quiz import (
+    DIFFICULTIES,
+    KINDS,
+    BankError,
+    StaleQuestion,
+    SubmissionError,
+    current_bank,
+    grade,
+    public,
+)
 from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, balanced, candidates, mock_interview
 
 bp = Blueprint("quiz", __name__)
@@ -27,15 +37,15 @@ MAX_BODY = 16 * 1024  # an answer is a few ids, a number or a paragraph
 MAX_COUNT = 50
 MAX_IDS = 50
 MODES = ("practice", "mock", "lesson")
-_FALLBACK_SECRET = random.SystemRandom().randbytes(32)
 
 
 class ParamError(ValueError):
     """A query parameter is wrong; the message names it."""
 
 
-def _secret():
-    return current_app.config.get("SECRET_KEY") or _FALLBACK_SECRET
+def _secret() -> str:
+    """Return the signing key: configured, or kept in the instance folder (app/web/factory.py)."""
+    return current_app.config["SECRET_KEY"]
 
 
 def _error(message: str, status: int = 400):
@@ -188,6 +198,9 @@ def answer():
         return _bank_unavailable(exc)
     try:
         return jsonify(grade(bank, body, _secret()))
+    except StaleQuestion as exc:
+        # Not the learner's mistake: the page says why and offers a fresh question.
+        return jsonify(error=str(exc), stale=True), 400
     except SubmissionError as exc:
         return _error(str(exc))
 

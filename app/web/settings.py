@@ -6,7 +6,6 @@ Defaults are loaded first, then environment variables prefixed `COLLECTIVE_LAB_`
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 
@@ -87,13 +86,20 @@ SETTINGS = (
     ),
     Setting(
         "SECRET_KEY",
-        secrets.token_hex(32),
+        None,
         "Key that signs quiz questions (the numbers drawn for numeric and predict questions, "
         "and option ids) so answers are graded on the server without trusting the browser. "
-        "Unset, it is random per process: questions fetched before a restart can no longer be "
-        "graded, and several worker processes cannot share questions. Set it "
-        "(COLLECTIVE_LAB_SECRET_KEY, a long random string) when serving with more than one "
-        "process. Not needed for a single `make run` server.",
+        "Unset, the first server to start makes a random key and keeps it in the instance "
+        "folder (INSTANCE_PATH/secret_key, readable by its owner only); every restart and every "
+        "other process with that folder reuses it, so open questions and mock interviews stay "
+        "gradable. Set it (COLLECTIVE_LAB_SECRET_KEY, a long random string) when processes do "
+        "not share a folder, e.g. on several machines.",
+    ),
+    Setting(
+        "INSTANCE_PATH",
+        None,
+        "Folder for what the server makes and keeps (the generated secret key); unset: Flask's "
+        "instance folder, ./instance in the repository (git ignores it).",
     ),
 )
 

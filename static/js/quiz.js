@@ -95,7 +95,11 @@
       body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    if (!response.ok) {
+      const err = new Error(data.error || `HTTP ${response.status}`);
+      err.stale = data.stale === true; // made with another key: offer a fresh question
+      throw err;
+    }
     return data;
   }
 
@@ -379,6 +383,7 @@
     constructor(root, options) {
       this.root = root;
       this.answerUrl = options.answerUrl;
+      this.questionsUrl = options.questionsUrl;
       this.onFinish = options.onFinish || (() => {});
       this.embedded = Boolean(options.embedded);
       this.questions = [];
@@ -398,15 +403,19 @@
       this.card = el("article", { class: "question-card panel" });
       this.feedback = el("div", { class: "feedback", "aria-live": "polite" });
       this.error = el("p", { class: "quiz-error error-box", role: "alert", hidden: true });
+      this.staleText = el("p");
+      this.freshButton = el("button", { type: "button", class: "primary fresh-question", text: "Continue with a fresh question" });
+      this.stale = el("div", { class: "quiz-stale error-box", role: "alert", hidden: true }, [this.staleText, this.freshButton]);
       this.submitButton = el("button", { type: "button", class: "primary submit-answer" }, ["Submit ", el("kbd", { text: "Enter" })]);
       this.nextButton = el("button", { type: "button", class: "next-question", hidden: true }, ["Next ", el("kbd", { text: "N" })]);
       r.append(
         el("div", { class: "run-bar" }, [this.progress, this.timer, this.quit]),
-        this.bar, this.card, this.error, this.feedback,
+        this.bar, this.card, this.error, this.stale, this.feedback,
         el("div", { class: "run-actions" }, [this.submitButton, " ", this.nextButton]),
       );
       this.submitButton.addEventListener("click", () => this.submit());
       this.nextButton.addEventListener("click", () => this.next());
+      this.freshButton.addEventListener("click", () => this.refresh());
       this.quit.addEventListener("click", () => this.finish(true));
       this.keyHandler = (event) => this.onKey(event);
       (this.embedded ? r : document).addEventListener("keydown", this.keyHandler);
@@ -444,6 +453,7 @@
       this.bar.value = this.index;
       this.feedback.textContent = "";
       this.error.hidden = true;
+      this.stale.hidden = true;
       this.answered = false;
       this.submitButton.hidden = false;
       this.submitButton.disabled = false;
@@ -506,9 +516,53 @@
         heading.focus({ preventScroll: true });
         heading.scrollIntoView({ block: "nearest", behavior: "smooth" });
       } catch (err) {
-        this.error.textContent = `Could not check the answer: ${err.message}`;
-        this.error.hidden = false;
-        this.submitButton.disabled = false;
+        if (err.stale) {
+          this.showStale();
+        } else {
+          this.error.textContent = `Could not check the answer: ${err.message}`;
+          this.error.hidden = false;
+          this.submitButton.disabled = false;
+        }
+      } finally {
+        this.busy = false;
+      }
+    }
+
+    // The server cannot grade this question (made with another key): say so, keep the score,
+    // and offer fresh copies of this question and the ones still to come.
+    showStale() {
+      const done = this.results.filter(Boolean);
+      const score = done.reduce((sum, r) => sum + (r.score || 0), 0);
+      this.staleText.textContent = "This answer cannot be checked: the question was made with " +
+        "another key (the server was restarted with a new secret, or another server handed it " +
+        `out). Your score so far is kept: ${Math.round(score * 10) / 10} of ${done.length}.`;
+      this.stale.hidden = false;
+      this.freshButton.disabled = false;
+      this.freshButton.focus({ preventScroll: true });
+      this.stale.scrollIntoView({ block: "nearest" });
+    }
+
+    async refresh() {
+      if (this.busy || !this.questionsUrl) return;
+      const rest = this.questions.slice(this.index);
+      const params = new URLSearchParams({ ids: rest.map((q) => q.id).join(","), count: String(rest.length) });
+      this.busy = true;
+      this.freshButton.disabled = true;
+      try {
+        const data = await getJSON(`${this.questionsUrl}?${params}`);
+        const fresh = new Map(data.questions.map((q) => [q.id, q]));
+        rest.forEach((old, i) => {
+          const q = fresh.get(old.id);
+          // Keep the topic the question was chosen for: the fresh copy was fetched by id.
+          if (!q) return;
+          q.chosen_topic = old.chosen_topic;
+          q.chosen_topic_title = old.chosen_topic_title;
+          this.questions[this.index + i] = q;
+        });
+        this.show();
+      } catch (err) {
+        this.staleText.textContent = `Could not fetch a fresh question: ${err.message}. Your score so far is kept.`;
+        this.freshButton.disabled = false;
       } finally {
         this.busy = false;
       }
@@ -794,6 +848,7 @@
       const mode = params.get("mode");
       const runner = new Runner(run, {
         answerUrl: urls.answer,
+        questionsUrl: urls.questions,
         onFinish: (outcome) => {
           run.hidden = true;
           resultsBox.hidden = false;
@@ -828,6 +883,7 @@
         if (!data.questions.length) { box.textContent = "No questions for this lesson yet."; return; }
         const runner = new Runner(box, {
           answerUrl: urls.answer,
+          questionsUrl: urls.questions,
           embedded: true,
           onFinish: (outcome) => renderResults(box, outcome, {
             embedded: true,

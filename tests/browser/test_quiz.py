@@ -8,6 +8,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app.quiz import tokens
+from tests.quiz.answers import right_answer
+
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 TOPICS = "ring-allreduce,hierarchical-allreduce,gradient-compression"
@@ -180,3 +183,58 @@ def test_a_lesson_self_check_runs_inside_the_lesson_and_shows_no_answers(page, l
     expect(section.locator(".feedback .verdict")).to_be_visible()
     expect(section.locator(".feedback .why").first).to_be_visible()
     assert page.console_errors == []
+
+
+def right_number(shown: dict) -> str:
+    """Return the right answer to a shown numeric question, as a learner would type it."""
+    return f"{right_answer(shown)['answer']:.6g}"
+
+
+def test_an_answer_the_server_cannot_grade_offers_a_fresh_question_keeping_the_score(
+    page, live_server
+):
+    served: list[dict] = []
+
+    def hand_out(route):
+        data = route.fetch().json()
+        if not served:  # the second question came from a server with another key
+            second = data["questions"][1]
+            second["token"] = tokens.sign("another-server-key", second["id"], second["params"])
+        served.append(data)
+        route.fulfill(json=data)
+
+    page.route(re.compile(r"/api/quiz/questions\?"), hand_out)
+    page.goto(f"{live_server.url}/quiz")
+    page.evaluate(
+        "QuizPage.begin(new URLSearchParams("
+        "'ids=num-ring-allreduce-time,num-ring-bytes-per-rank&count=2'))"
+    )
+    first, second = served[0]["questions"]
+    expect(page.locator(".quiz-progress")).to_have_text("Question 1 of 2")
+    page.keyboard.type(right_number(first))
+    page.keyboard.press("Enter")
+    expect(page.locator(".feedback .verdict.ok")).to_be_visible()
+    page.keyboard.press("n")
+
+    expect(page.locator(".question-card")).to_have_attribute("data-question-id", second["id"])
+    page.keyboard.type(right_number(second))
+    page.keyboard.press("Enter")
+    stale = page.locator(".quiz-stale")
+    expect(stale).to_be_visible()
+    expect(stale).to_contain_text("cannot be checked")
+    expect(stale).to_contain_text("another key")
+    expect(stale).to_contain_text("Your score so far is kept: 1 of 1")
+    expect(page.locator(".feedback .verdict")).to_have_count(0)
+
+    stale.get_by_role("button", name="Continue with a fresh question").click()
+    expect(stale).to_be_hidden()
+    expect(page.locator(".quiz-progress")).to_have_text("Question 2 of 2")
+    fresh = served[-1]["questions"][0]
+    assert len(served) == 2 and fresh["id"] == second["id"]
+    page.keyboard.type(right_number(fresh))
+    page.keyboard.press("Enter")
+    expect(page.locator(".feedback .verdict.ok")).to_be_visible()
+    page.keyboard.press("n")
+    expect(page.locator(".quiz-results .score")).to_contain_text("2 / 2")
+    refused = [e for e in page.console_errors if "status of 400" not in e]
+    assert refused == []

@@ -333,7 +333,7 @@ def test_bad_question_queries_get_400_naming_the_parameter(client, query, field)
 
 def test_the_secret_key_setting_is_documented():
     (setting,) = [s for s in app_settings.SETTINGS if s.name == "SECRET_KEY"]
-    assert "quiz" in setting.help and len(str(setting.default)) >= 32
+    assert "quiz" in setting.help and "instance folder" in setting.help
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "quiz.md").read_text(encoding="utf-8")
