@@ -1,17 +1,42 @@
 // Light or dark for the whole site, chosen once and remembered (localStorage), following the
 // system setting until the reader picks. Loaded in <head> so the page never flashes the wrong
-// colours. Embeds are left alone: their `theme` query parameter is the host page's choice.
-// Views that draw with the theme's colours listen for the "themechange" event on document.
+// colours. Views that draw with the theme's colours listen for the "themechange" event on document.
+//
+// Embeds (data-theme-fixed) start in their `theme` query parameter, the host page's choice, and
+// afterwards follow only their parent: a message {type: "collective-lab:theme", theme} from the
+// window that frames them switches them in place, keeping their step and inputs. A page with
+// embedded frames (iframe[data-follows-theme], the lessons) sends them that message.
 (function (global) {
   "use strict";
   const KEY = "collective-lab:theme";
+  const MESSAGE = "collective-lab:theme";
+  const THEMES = ["light", "dark"];
   const root = document.documentElement;
-  if (root.dataset.themeFixed !== undefined) return;
 
+  function apply(theme) {
+    if (root.dataset.theme === theme) return;
+    root.dataset.theme = theme;
+    document.dispatchEvent(new CustomEvent("themechange", { detail: { theme } }));
+  }
+
+  // -- inside an embed: take the theme from the parent only ----------------------------------
+  function isThemeMessage(event) {
+    const data = event.data;
+    return event.source === global.parent && event.source !== global
+      && data !== null && typeof data === "object"
+      && data.type === MESSAGE && THEMES.includes(data.theme);
+  }
+
+  if (root.dataset.themeFixed !== undefined) {
+    global.addEventListener("message", (event) => { if (isThemeMessage(event)) apply(event.data.theme); });
+    return;
+  }
+
+  // -- a page of the site ----------------------------------------------------------------------
   function stored() {
     try {
       const value = global.localStorage.getItem(KEY);
-      return value === "light" || value === "dark" ? value : null;
+      return THEMES.includes(value) ? value : null;
     } catch (e) {
       return null; // storage blocked (private mode, sandboxed frame): follow the system
     }
@@ -19,21 +44,38 @@
   function system() {
     return global.matchMedia && global.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
-  function apply(theme) {
-    if (root.dataset.theme === theme) return;
-    root.dataset.theme = theme;
-    document.dispatchEvent(new CustomEvent("themechange", { detail: { theme } }));
-  }
   apply(stored() || system());
 
-  // An embedded lab or calculator inside a page (the lessons' iframes) follows the page.
-  function followFrames(theme) {
-    for (const frame of document.querySelectorAll("iframe[data-follows-theme]")) {
+  function followingFrames() {
+    return document.querySelectorAll("iframe[data-follows-theme]");
+  }
+
+  // Before a frame has loaded, its URL carries the theme, so it never shows the other one first.
+  function startFramesIn(theme) {
+    for (const frame of followingFrames()) {
       const url = new URL(frame.src, global.location.href);
       if ((url.searchParams.get("theme") || "light") === theme) continue;
       url.searchParams.set("theme", theme);
       frame.src = url.toString();
     }
+  }
+
+  // Once loaded, a frame is told the theme: setting its src again would reload it.
+  function tell(frame, theme) {
+    if (!frame.contentWindow) return;
+    const origin = new URL(frame.src, global.location.href).origin;
+    frame.contentWindow.postMessage({ type: MESSAGE, theme }, origin);
+  }
+
+  function bindFrames() {
+    startFramesIn(root.dataset.theme);
+    for (const frame of followingFrames()) {
+      // A lazy frame may load after a switch; tell it the page's theme as it arrives.
+      frame.addEventListener("load", () => tell(frame, root.dataset.theme));
+    }
+    document.addEventListener("themechange", (e) => {
+      for (const frame of followingFrames()) tell(frame, e.detail.theme);
+    });
   }
 
   function bindToggle() {
@@ -45,7 +87,6 @@
       button.textContent = dark ? "Light theme" : "Dark theme";
     };
     label();
-    followFrames(root.dataset.theme);
     if (button) {
       button.hidden = false;
       button.addEventListener("click", () => {
@@ -54,13 +95,18 @@
         apply(next);
       });
     }
-    document.addEventListener("themechange", (e) => { label(); followFrames(e.detail.theme); });
+    document.addEventListener("themechange", label);
     if (global.matchMedia) {
       global.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
         if (!stored()) apply(system());
       });
     }
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", bindToggle);
-  else bindToggle();
+
+  function ready() {
+    bindFrames();
+    bindToggle();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })(window);

@@ -3,15 +3,22 @@ the theme their host page asked for."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from playwright.sync_api import expect
+
+from app import create_app
 from tests.browser.test_lab import open_lab, run_to_end
+from tests.browser.test_lessons import FIXTURES
+from tests.conftest import TEST_CONFIG, LiveServer
 
 pytestmark = pytest.mark.browser
 
 TOGGLE = '[data-role="theme-toggle"]'
 DARK_FG = "#e8e9ec"  # --fg of [data-theme="dark"] in static/css/site.css
 LIGHT_FG = "#1c1d21"
+DARK_FG_RGB = "rgb(232, 233, 236)"  # the same, as getComputedStyle reports it
 
 
 def theme(page) -> str:
@@ -80,16 +87,80 @@ def test_embeds_keep_their_host_pages_theme(live_server, page):
     assert page.console_errors == []
 
 
-def test_a_lessons_live_frames_follow_the_page(live_server, page):
-    page.goto(f"{live_server.url}/lessons/ring-allreduce")
-    frames = page.locator("iframe[data-follows-theme]")
-    assert frames.count() >= 2
-    assert all("theme=dark" not in (f.get_attribute("src") or "") for f in frames.all())
+@pytest.fixture(scope="module")
+def course_server():
+    """The fixture lessons: tree-basics holds a @lab without autoplay and a @calc."""
+    with LiveServer(create_app({**TEST_CONFIG, "LESSONS_DIR": str(FIXTURES)})) as server:
+        yield server
+
+
+def frame_of(page, selector: str):
+    """Scroll a lesson's lazy frame into view and return its Frame once its page has loaded."""
+    page.locator(selector).scroll_into_view_if_needed()
+    frame = page.locator(selector).element_handle().content_frame()
+    frame.wait_for_selector("body[class]")
+    return frame
+
+
+def test_a_lessons_live_frames_switch_theme_without_reloading(page, course_server):
+    page.goto(f"{course_server.url}/lessons/tree-basics")
+    assert theme(page) == "light"
+    lab = frame_of(page, "figure.live-lab iframe")
+    forward = lab.locator('[data-role="forward"]')
+    for n in (1, 2, 3):
+        expect(forward).to_be_enabled(timeout=20_000)
+        forward.click()
+        expect(lab.locator('[data-role="counter"]')).to_have_text(re.compile(f"^step {n} of "))
+    calc = frame_of(page, "figure.live-calc iframe")
+    widget = calc.locator(".calc-widget")
+    expect(widget.locator(".calc-chart .main-svg").first).to_be_visible()
+    revision = widget.get_attribute("data-revision")
+    calc.locator("input[name=ranks]").fill("32")
+    expect(widget).not_to_have_attribute("data-revision", revision, timeout=10_000)
+    navigations = []
+    page.on("framenavigated", lambda f: navigations.append(f.url))
+
     page.click(TOGGLE)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('iframe[data-follows-theme]')]"
-        ".every((f) => new URL(f.src).searchParams.get('theme') === 'dark')"
+    for frame in (lab, calc):
+        frame.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
+    calc.wait_for_function(
+        f"() => document.querySelector('.calc-chart')._fullLayout.font.color === '{DARK_FG_RGB}'"
     )
-    page.reload()
-    assert all("theme=dark" in f.get_attribute("src") for f in frames.all())
+    lab.wait_for_function(
+        "() => document.querySelector('[data-role=topology]')._fullLayout.font.color"
+        f" === '{DARK_FG}'"
+    )
+    assert lab.locator('[data-role="counter"]').inner_text().startswith("step 3 of ")
+    assert calc.locator("input[name=ranks]").input_value() == "32"
+    assert navigations == [], "switching theme must not reload the frames"
+
+    page.reload()  # a new visit starts the frames in the remembered theme
+    assert (
+        frame_of(page, "figure.live-calc iframe").evaluate("document.documentElement.dataset.theme")
+        == "dark"
+    )
+    assert page.console_errors == []
+
+
+def test_an_embed_takes_only_a_well_formed_theme_message_from_its_parent(page, course_server):
+    page.goto(f"{course_server.url}/lessons/tree-basics")
+    calc = frame_of(page, "figure.live-calc iframe")
+    for message in (
+        {"type": "collective-lab:theme", "theme": "neon"},
+        {"type": "something-else", "theme": "dark"},
+        {"theme": "dark"},
+        "collective-lab:theme dark",
+    ):
+        page.evaluate(
+            "(m) => document.querySelector('figure.live-calc iframe')"
+            ".contentWindow.postMessage(m, '*')",
+            message,
+        )
+    # The frame posting to itself is not its parent: ignored too.
+    calc.evaluate("window.postMessage({type: 'collective-lab:theme', theme: 'dark'}, '*')")
+    page.evaluate(
+        "document.querySelector('figure.live-calc iframe').contentWindow"
+        ".postMessage({type: 'collective-lab:theme', theme: 'dark'}, '*')"
+    )
+    calc.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     assert page.console_errors == []
