@@ -894,8 +894,16 @@ def figure(spec: PredictSpec, values: dict) -> dict:
     }
 
 
+NONE = "none"  # the option "no chunk", for asks whose right answer may be no option at all
+NONE_LABELS = {"complete": "none: no chunk is complete"}
+
+
 def predict_options(spec: PredictSpec, values: dict) -> list[tuple[str, str]]:
-    """Return (id, label) of every option: chunks or ranks, depending on the ask."""
+    """Return (id, label) of every option: chunks or ranks, depending on the ask.
+
+    A `complete` question's answer is often no chunk (about a third of draws), which a form
+    of checkboxes cannot send: it ends with NONE, on every draw so it gives nothing away.
+    """
     _, trace = _instance(spec, values)
     if spec.ask in ("peers", "contributions"):
         return [
@@ -903,7 +911,8 @@ def predict_options(spec: PredictSpec, values: dict) -> list[tuple[str, str]]:
             for q in range(trace.ranks)
             if not (spec.ask == "peers" and q == values["rank"])
         ]
-    return [(f"c{c}", f"chunk {chunk_label(c)}") for c in range(trace.chunk_count)]
+    chunks = [(f"c{c}", f"chunk {chunk_label(c)}") for c in range(trace.chunk_count)]
+    return chunks + ([(NONE, NONE_LABELS[spec.ask])] if spec.ask in NONE_LABELS else [])
 
 
 def predict_truth(spec: PredictSpec, values: dict) -> frozenset[str]:

@@ -179,10 +179,15 @@ def _numeric(q: Question, answer, _secret, params) -> dict:
 def _predict(q: Question, answer, _secret, params) -> dict:
     spec = q.predict
     options = generators.predict_options(spec, params)
-    chosen = set(_ids(answer, [i for i, _ in options]))
-    truth = generators.predict_truth(spec, params)
+    ids = [i for i, _ in options]
+    chosen = set(_ids(answer, ids))
+    truth = set(generators.predict_truth(spec, params))
+    if generators.NONE in ids:
+        # "No chunk" is an answer of its own; an empty list (older pages) means the same.
+        truth = truth or {generators.NONE}
+        chosen = chosen or {generators.NONE}
     return {
-        "correct": chosen == set(truth),
+        "correct": chosen == truth,
         "options": [
             {"id": i, "html": plain(label), "correct": i in truth, "chosen": i in chosen}
             for i, label in options

@@ -63,7 +63,9 @@ def public(bank: Bank, q: Question, secret, rng: random.Random) -> dict:
         data["prompt_html"] = render(generators.fill(q.prompt, env))
         data["select"] = "many"
         data["options"] = [
-            {"id": i, "html": plain(label)} for i, label in generators.predict_options(spec, values)
+            # Checking "none" clears the chunks, and a chunk clears "none".
+            {"id": i, "html": plain(label), **({"exclusive": True} if i == generators.NONE else {})}
+            for i, label in generators.predict_options(spec, values)
         ]
         data["figure"] = generators.figure(spec, values)
         data["params"] = values

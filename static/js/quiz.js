@@ -120,9 +120,18 @@
   function renderChoices(q, form) {
     const type = q.select === "one" ? "radio" : "checkbox";
     const list = el("div", { class: "options", role: type === "radio" ? "radiogroup" : "group" });
+    // An exclusive option ("none: no chunk ...") and the others cannot be checked together.
+    const settle = (input) => {
+      if (!input.checked) return;
+      list.querySelectorAll("input").forEach((other) => {
+        if (other !== input && (input.dataset.exclusive || other.dataset.exclusive)) other.checked = false;
+      });
+    };
     q.options.forEach((option, i) => {
       const id = `${form.uid}-opt-${i}`;
-      const input = el("input", { type, name: `${form.uid}-options`, value: option.id, id });
+      const input = el("input", { type, name: `${form.uid}-options`, value: option.id, id,
+        "data-exclusive": option.exclusive ? "true" : null });
+      input.addEventListener("change", () => settle(input));
       const label = el("label", { class: "option", for: id }, [
         input,
         keyBadge(i + 1),
@@ -140,6 +149,7 @@
       const input = inputs[n - 1];
       if (!input || input.disabled) return;
       input.checked = type === "radio" ? true : !input.checked;
+      settle(input);
       input.focus();
     };
     form.answer = () => {
@@ -469,7 +479,9 @@
       const form = { uid: `${this.uidBase}-${this.index}`, body: el("div", { class: "answer-area" }) };
       this.card.append(title, el("div", { class: "prompt", html: q.prompt_html }));
       if (q.figure) this.card.appendChild(renderFigure(q.figure));
-      this.card.appendChild(el("p", { class: "hint muted", text: KIND_HINTS[q.kind] }));
+      const none = (q.options || []).find((o) => o.exclusive);
+      const hint = none ? `${KIND_HINTS[q.kind]} If none fits, choose “${textOf(none.html)}”.` : KIND_HINTS[q.kind];
+      this.card.appendChild(el("p", { class: "hint muted", text: hint }));
       this.card.appendChild(form.body);
       if (q.kind === "numeric") renderNumeric(q, form);
       else if (q.kind === "order") renderOrder(q, form);

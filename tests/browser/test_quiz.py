@@ -185,6 +185,14 @@ def test_a_lesson_self_check_runs_inside_the_lesson_and_shows_no_answers(page, l
     assert page.console_errors == []
 
 
+def start_quiz_dealt_by(page, live_server, deal, ids: str) -> None:
+    """Open /quiz and start a quiz of the questions `ids`, which pass through `deal(route)`."""
+    page.route(re.compile(r"/api/quiz/questions\?"), deal)
+    page.goto(f"{live_server.url}/quiz")
+    count = len(ids.split(","))
+    page.evaluate(f"QuizPage.begin(new URLSearchParams('ids={ids}&count={count}'))")
+
+
 def right_number(shown: dict) -> str:
     """Return the right answer to a shown numeric question, as a learner would type it."""
     return f"{right_answer(shown)['answer']:.6g}"
@@ -203,11 +211,8 @@ def test_an_answer_the_server_cannot_grade_offers_a_fresh_question_keeping_the_s
         served.append(data)
         route.fulfill(json=data)
 
-    page.route(re.compile(r"/api/quiz/questions\?"), hand_out)
-    page.goto(f"{live_server.url}/quiz")
-    page.evaluate(
-        "QuizPage.begin(new URLSearchParams("
-        "'ids=num-ring-allreduce-time,num-ring-bytes-per-rank&count=2'))"
+    start_quiz_dealt_by(
+        page, live_server, hand_out, "num-ring-allreduce-time,num-ring-bytes-per-rank"
     )
     first, second = served[0]["questions"]
     expect(page.locator(".quiz-progress")).to_have_text("Question 1 of 2")
@@ -238,3 +243,38 @@ def test_an_answer_the_server_cannot_grade_offers_a_fresh_question_keeping_the_s
     expect(page.locator(".quiz-results .score")).to_contain_text("2 / 2")
     refused = [e for e in page.console_errors if "status of 400" not in e]
     assert refused == []
+
+
+def test_a_predict_question_whose_answer_is_no_chunk_is_answered_none_and_graded_right(
+    page, live_server
+):
+    drawn: list[dict] = []
+
+    def hand_out_a_no_chunk_draw(route):
+        # About a third of draws have no complete chunk: ask the server until it deals one.
+        for _ in range(60):
+            data = route.fetch().json()
+            shown = data["questions"][0]
+            if not right_answer(shown)["answer"]:
+                break
+        drawn.append(shown)
+        route.fulfill(json=data)
+
+    start_quiz_dealt_by(
+        page, live_server, hand_out_a_no_chunk_draw, "predict-ring-allreduce-complete"
+    )
+    assert right_answer(drawn[0])["answer"] == []
+    card = page.locator(".question-card")
+    expect(card.locator(".hint")).to_contain_text("If none fits")
+    options = card.locator(".option input")
+    none = card.locator(".option", has_text="no chunk").locator("input")
+    options.first.check()
+    none.check()  # "none" and a chunk cannot both be checked
+    assert not options.first.is_checked()
+    page.keyboard.press("1")  # a chunk by its key clears "none" again
+    assert options.first.is_checked() and not none.is_checked()
+    none.check()
+    page.locator(".submit-answer").click()
+    expect(page.locator(".feedback .verdict.ok")).to_have_text("✓ Right.")
+    expect(page.locator(".feedback .option-feedback .is-correct")).to_contain_text("no chunk")
+    assert page.console_errors == []
