@@ -19,7 +19,11 @@ What is checked:
   answer that seed question (course.yaml seed_questions) and to every quiz statement given as
   true (options marked correct, every `why`, explanations, model answers, checklists, ordered
   items and matching pairs);
-- formulas: (x-1)/x factors keep one variable, ring AllReduce takes 2(p-1) steps, busbw factors.
+- formulas: (x-1)/x factors keep one variable, ring AllReduce takes 2(p-1) steps, busbw factors;
+- the review of issue 11 (lesson texts only): binary-tree bytes per role, the single-port model's
+  exceptions, point-to-point AllReduce bound, NCCL's ring latency (network hops, the 2.18
+  intra-step floor), NVLink shared per GPU, MoE two-hop message counts, ZeRO-1, MPI and NCCL
+  via UCC, nccl-tests -w, Megatron's rank order, M* on NVLink.
 
 A claim check flags a sentence that states the wrong claim. It does not flag a sentence that
 carries a negation or reports the claim as someone else's ("the seed says", "a popular answer",
@@ -496,7 +500,7 @@ SELECTION = [
         ),
         good=(
             "It does not probe or time anything at run time to choose.",
-            "nccl-tests runs 5 warm-up iterations before the timed ones.",
+            "nccl-tests runs one warm-up iteration before the timed ones.",
         ),
     ),
     Check(
@@ -1289,6 +1293,187 @@ SEED_ERRORS = [
 ]
 
 
+# Statements a review of the lessons found misleading (issue 11), checked in the lesson texts.
+# Quiz files have their own owner and tests; these checks read lessons/*.md only.
+REVIEW = [
+    Check(
+        "binary-tree-interior-bytes",
+        "in a binary-tree AllReduce (reduce, then broadcast) a non-root interior node sends 3M "
+        "(M up, M to each child), the root 2M and a leaf M",
+        "REFERENCE § 1 table; the engine's allreduce/binary_tree bytes_sent",
+        pattern=rx(r"\binterior nodes?\s+(?:send|sends|carry|carries)\s+up\s+to\s+2\s*M\b"),
+        negatable=False,
+        bad=("Interior nodes send up to 2M.",),
+        good=("A non-root interior node sends 3M: M up and M to each child.",),
+    ),
+    Check(
+        "single-port-everywhere",
+        "the model is single-port, but the binary_tree and double_binary_tree labs are "
+        "dual/all-port: a parent hears or feeds both children in one step",
+        "REFERENCE § 1 (Model); docs/design-notes.md Ports; the engine catalog's single_port",
+        pattern=rx(r"\bevery rank sends at most one message|\bsame model as before: single-port"),
+        unless=rx(r"\bexcept|binary_tree|binary tree|all-port|dual-port|two ports"),
+        negatable=False,
+        bad=("In each step every rank sends at most one message and receives at most one.",),
+        good=(
+            "In each step every rank sends at most one message, except in the binary_tree and "
+            "double_binary_tree labs, which are all-port.",
+        ),
+    ),
+    Check(
+        "pipeline-fill-plus",
+        "a pipelined double binary tree pays its pipeline fill on top of Rabenseifner-like terms",
+        "REFERENCE § 2 (double binary tree: + pipeline-fill term)",
+        pattern=rx(r"\bminus\s+(?:its|the|a|one)\s+pipeline\s+fill"),
+        bad=("It sits with Rabenseifner, minus its pipeline fill.",),
+        good=("It sits with Rabenseifner, plus its pipeline fill.",),
+    ),
+    Check(
+        "allreduce-bound-point-to-point",
+        "2(p-1)/p · M per rank bounds AllReduce for point-to-point algorithms only; in-network "
+        "reduction (NVLS on NVSwitch, SHARP/CollNet) beats it",
+        "REFERENCE § 3; nccl-tests doc/PERFORMANCE.md",
+        pattern=rx(
+            r"\blower bound\b|\bmeets the\b[^.]{0,40}\bbound\b|\bcan(?:not|'t) be beaten\b"
+            r"|\bequals the AllReduce (?:lower )?bound"
+        ),
+        context=rx(r"all-?reduce|2\(p-1\)|\bring\b|bandwidth term|\bit\b"),
+        unless=rx(r"point-to-point|\bNVLS\b|SHARP|in-network|\bswitch"),
+        negatable=False,
+        bad=("A ring AllReduce meets the 2(p-1)/p · M bound, which cannot be beaten.",),
+        good=(
+            "For point-to-point algorithms 2(p-1)/p · M is a lower bound; NVLS and SHARP beat it.",
+        ),
+    ),
+    Check(
+        "ring-network-hops",
+        "every step of a flat multi-node ring has transfers across each node boundary; 'about "
+        "two per node' counts the hops on one chunk's path that cross the network",
+        "REFERENCE § 2 (NCCL's own model), § 6 Q4; nccl src/graph/tuning.cc nInterSteps",
+        pattern=rx(
+            r"\btwo\s+(?:of\s+its\s+)?steps\s+per\s+node|\bsteps\s+that\s+cross\s+(?:between\s+)?"
+            r"(?:nodes|the network)|\bsteps\s+per\s+node\s+cross"
+        ),
+        bad=(
+            "Only about two of its steps per node cross the network.",
+            "Only the steps that cross between nodes, about two per node, pay the network latency.",
+        ),
+        good=("On one chunk's path round the ring, about two hops per node cross the network.",),
+    ),
+    Check(
+        "ring-intra-step-floor",
+        "since NCCL 2.18 every intra-node step of a multi-node ring is charged at least the "
+        "network overhead (1 µs Intel, 2 µs AMD, x3 for Simple); 'network latency only "
+        "2(nNodes-1) times, intra-node latency on the rest' and the 1770 µs example omit it",
+        "REFERENCE § 2 (NCCL's own model); nccl src/graph/tuning.cc getNetOverhead",
+        pattern=rx(
+            r"\bnetwork latency only\b|\bcheaper intra-node latency on the rest"
+            r"|\bintra-node latency for the other steps|\bthe rest pay the intra-node"
+            r"|≈\s*1770\s*µs"
+        ),
+        unless=rx(r"\bat least\b|\bfloor\b|\boverhead\b|\b2\.18\b|\bwithout\b"),
+        bad=(
+            "It charges the network latency only 2(nNodes-1) times and intra-node latency for "
+            "the other steps.",
+            "Ring: 6.6 + 1792 × 0.6 + 254 × 2.7 ≈ 1770 µs.",
+        ),
+        good=(
+            "Since NCCL 2.18 every other step is charged at least the network overhead.",
+            "Without that floor the sum would be ≈ 1770 µs.",
+        ),
+    ),
+    Check(
+        "nvlink-rate-shared",
+        "a GPU's NVLink rate (450 GB/s per direction on H100) is its total, shared among the "
+        "peers it talks to at once through NVSwitch; it is not a per-pair figure",
+        "REFERENCE § 3 (NVLink rate of a GPU), § 4",
+        pattern=rx(
+            r"\bevery\s+(?:GPU\s+)?pair\b[^.]{0,40}\bfull NVLink bandwidth"
+            r"|\bevery other at its full NVLink bandwidth"
+            r"|\b(?:each|every)\s+(?:GPU\s+)?pair\b[^.]{0,40}\b(?:300|450|900)\s*GB/s"
+        ),
+        unless=rx(r"\bshared?\b|\bsharing\b|\btotal\b|\bsplit\b|\bone peer\b"),
+        bad=("On an NVSwitch node every GPU pair gets full NVLink bandwidth (450 GB/s).",),
+        good=("Each GPU's 450 GB/s is its total, shared among the peers it talks to at once.",),
+    ),
+    Check(
+        "moe-two-hop-messages",
+        "a two-hop all-to-all sends (g-1) intra-node plus (N-1) inter-node messages per rank; "
+        "that is 2(g-1) only when N = g",
+        "REFERENCE § 6 Q38; the lesson's own two-hop construction",
+        pattern=rx(r"2\s*\(\s*g\s*-\s*1\s*\)", re.NOFLAG),
+        context=rx(r"\bmessages?\b"),
+        unless=rx(r"N\s*=\s*g\b|\(N\s*-\s*1\)", re.NOFLAG),
+        bad=("A two-hop all-to-all turns p-1 small messages into about 2(g-1) larger ones.",),
+        good=("It sends (g-1) + (N-1) messages, which is 2(g-1) when N = g.",),
+    ),
+    Check(
+        "zero1-optimizer-state-only",
+        "ZeRO-1 shards optimizer state only; ZeRO-2 adds gradients; ZeRO-3 adds parameters",
+        "REFERENCE § 3; Rajbhandari et al., SC20",
+        pattern=rx(
+            r"\bZeRO(?!-[23])\b[^.;]{0,80}\b(?:shards?|keeps? only|partitions?)\b[^.;]{0,60}"
+            r"\bgradients\b",
+            re.NOFLAG,
+        ),
+        unless=rx(r"\bZeRO-2\b|\bstage 2\b|optimizer state only|only the optimizer state"),
+        bad=("ZeRO keeps only 1/p of the optimizer state, gradients and parameters on each rank.",),
+        good=("ZeRO-1 shards the optimizer state only, ZeRO-2 the gradients as well.",),
+    ),
+    Check(
+        "mpi-nccl-not-sealed-off",
+        "CUDA-awareness does not need NCCL, but MPI and NCCL are not sealed off: Open MPI's "
+        "optional ucc component can hand GPU collectives to UCC, whose NCCL layer runs them",
+        "Open MPI docs, tuning-apps/collectives/ucc (coll_ucc_enable; UCC team layers incl. nccl)",
+        pattern=rx(
+            r"\bdoes not involve NCCL\b|\bseparate thing from NCCL\b|\bneither calls the other\b"
+            r"|\bindependent of NCCL\b|\bnever calls NCCL\b"
+        ),
+        unless=rx(r"\bUCC\b", re.NOFLAG),
+        negatable=False,
+        bad=("That is a property of the MPI library and does not involve NCCL.",),
+        good=(
+            "It does not need NCCL, though Open MPI's UCC component can hand GPU collectives to "
+            "NCCL.",
+        ),
+    ),
+    Check(
+        "nccl-tests-warmup-default",
+        "nccl-tests' -w (warm-up iterations) defaults to 1 since 2025-08 (it was 5); -n to 20",
+        "REFERENCE § 3; nccl-tests src/common.cu",
+        pattern=rx(
+            r"-w\s*\(\s*default\s*(?!1\b)\d+|\bwarm-?up iterations?\s*\(default\s*(?!1\b)\d+"
+        ),
+        negatable=False,
+        bad=("-n (default 20) and -w (default 5) set timed and warm-up iterations.",),
+        good=("-n (default 20) and -w (default 1 since 2025-08; it was 5) set the iterations.",),
+    ),
+    Check(
+        "megatron-pp-outermost",
+        "Megatron-LM's default order tp-cp-ep-dp-pp puts PP outermost; DP is outermost only "
+        "with --use-tp-pp-dp-mapping",
+        "REFERENCE § 3; Megatron-LM megatron/core/parallel_state.py",
+        pattern=rx(
+            r"\b(?:data parallel\w*|DP)\b[^.]{0,40}\boutermost\b"
+            r"|\boutermost\b[^.]{0,30}\b(?:data parallel\w*|DP)\b"
+        ),
+        unless=rx(r"use-tp-pp-dp-mapping|\b(?:PP|pipeline\w*)\b[^.]{0,30}\boutermost\b"),
+        bad=("Data parallelism goes outermost.",),
+        good=("PP is the outermost dimension; DP is outermost only with --use-tp-pp-dp-mapping.",),
+    ),
+    Check(
+        "nvlink-tp-allreduce-vs-mstar",
+        "with NVLink's 450 GB/s, M* = p·α·B = 8 · 5 µs · 450 GB/s = 18 MB: an 8-GPU TP "
+        "AllReduce of tens of MB is not far above it, and latency is a sizeable share",
+        "REFERENCE § 2 (ring AllReduce), § 4 (NVLink 4)",
+        pattern=rx(r"\b(?:far|well)\s+above\s+M\^?\*?"),
+        context=rx(r"NVLink|tensor-parallel|\bTP\b"),
+        bad=("Tensor-parallel AllReduces are tens of MB over 8 NVLink GPUs, far above M* there.",),
+        good=("With NVLink, M* = 8 · 5 µs · 450 GB/s = 18 MB, so latency is about a third.",),
+    ),
+]
+
+
 # Formulas, checked everywhere.
 FACTOR_VARIABLES = "pnNg"
 
@@ -1368,6 +1553,7 @@ CHECK_GROUPS = {
     "hardware": HARDWARE,
     "seed-errors": SEED_ERRORS,
     "formulas": FORMULAS,
+    "review": REVIEW,
 }
 ALL_CHECKS = [check for group in CHECK_GROUPS.values() for check in group]
 
@@ -1391,9 +1577,9 @@ class Finding:
         )
 
 
-def findings(slug: str, checks: list[Check]) -> list[Finding]:
+def findings(slug: str, checks: list[Check], lessons_only: bool = False) -> list[Finding]:
     out = []
-    for passage in passages(slug):
+    for passage in lesson_passages(slug) if lessons_only else passages(slug):
         if not passage.asserted or passage.citation:
             continue
         for sentence, line in passage.sentences():
@@ -1609,6 +1795,13 @@ def test_seed_errors_do_not_reappear(slug):
 @pytest.mark.parametrize("slug", SLUGS)
 def test_formulas(slug):
     found = findings(slug, FORMULAS)
+    assert not found, report(found)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_review_findings_are_corrected_in_the_lessons(slug):
+    """The misleading statements issue 11's review found stay out of every lesson text."""
+    found = findings(slug, REVIEW, lessons_only=True)
     assert not found, report(found)
 
 
