@@ -97,9 +97,35 @@ def _container_renderer(name: str):
         if element == "details":
             return f'<details class="solution"><summary>{escape(title)}</summary>\n'
         return (
-            f'<{element} class="callout callout-{name}" aria-label="{escape(title)}">'
+            f'<{element} class="callout callout-{name}" {_callout_role(element, title, env)}>'
             f'<p class="callout-title">{escape(title)}</p><div class="callout-body">\n'
         )
+
+    return render
+
+
+def _callout_role(element: str, title: str, env: dict) -> str:
+    """Name a callout for assistive technology without two landmarks of one name.
+
+    An aside is a note beside the text, not a landmark of the page (a page with two
+    "Note" asides would list two landmarks a screen reader cannot tell apart). A section
+    (a challenge) stays a region to jump to, numbered from its second one: "Challenge 2".
+    """
+    if element == "aside":
+        return f'role="note" aria-label="{escape(title)}"'
+    seen = env.setdefault("region_labels", {})
+    seen[title] = seen.get(title, 0) + 1
+    label = title if seen[title] == 1 else f"{title} {seen[title]}"
+    return f'aria-label="{escape(label)}"'
+
+
+def _focusable_code(default_rule):
+    """Wrap a code block renderer so its <pre> takes keyboard focus: a block wider than the
+    column scrolls sideways, and a keyboard user must be able to scroll it too."""
+
+    def render(self, tokens, idx, options, env) -> str:
+        html = default_rule(tokens, idx, options, env)
+        return html.replace("<pre>", '<pre tabindex="0">', 1) if html.startswith("<pre>") else html
 
     return render
 
@@ -123,13 +149,19 @@ def markdown() -> MarkdownIt:
         md.use(container_plugin, name, render=_container_renderer(name))
     for rule in ("math_inline", "math_inline_double", "math_block"):
         md.add_render_rule(rule, _render_math)
+    for rule in ("fence", "code_block"):
+        md.add_render_rule(rule, _focusable_code(md.renderer.rules[rule]))
     return md
 
 
 def _render_math(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     html = token.meta.get("mathml") if token.meta else None
-    return html if html is not None else f'<code class="math-error">{escape(token.content)}</code>'
+    if html is None:
+        return f'<code class="math-error">{escape(token.content)}</code>'
+    if token.meta.get("label"):
+        html = html.replace("<math ", f'<math aria-label="{escape(token.meta["label"])}" ', 1)
+    return html
 
 
 def to_mathml(tex: str, display: bool) -> str:
@@ -231,6 +263,24 @@ def _inline_text(token: Token) -> str:
     return "".join(parts).strip()
 
 
+def _make_data_cell(tokens: list[Token], i: int) -> None:
+    """Turn the empty header cell at tokens[i] (a table's top-left corner, usually) into a
+    data cell: a header with no text names nothing for a screen reader."""
+    tokens[i].tag = "td"
+    close = next(j for j in range(i + 1, len(tokens)) if tokens[j].type == "th_close")
+    tokens[close].tag = "td"
+
+
+def _name_a_formula_header(inline: Token) -> None:
+    """Label the formula of a header cell that holds nothing else with its TeX source.
+
+    A header must have text a checker can read, and axe-core reads none inside MathML; a
+    formula beside words needs no label (the words name the column)."""
+    parts = [c for c in inline.children or [] if c.type != "text" or c.content.strip()]
+    if len(parts) == 1 and parts[0].type in ("math_inline", "math_inline_double"):
+        parts[0].meta = {**(parts[0].meta or {}), "label": parts[0].content.strip()}
+
+
 class _Walk:
     """Expand directives and convert math in one pass over the tokens, collecting problems."""
 
@@ -264,6 +314,10 @@ class _Walk:
                 out.append(html_token)
                 i += 3
                 continue
+            if token.type == "th_open" and not tokens[i + 1].content.strip():
+                _make_data_cell(tokens, i)
+            elif token.type == "th_open":
+                _name_a_formula_header(tokens[i + 1])
             if token.type == "math_block":
                 self.math(token, True, line)
             elif token.type == "inline":
@@ -394,6 +448,7 @@ ATTRIBUTES: dict[str, set[str]] = {
     "iframe": {"src", "loading", "allowfullscreen", "referrerpolicy", "data-follows-theme"},
     "td": {"colspan", "rowspan", "style"},
     "th": {"colspan", "rowspan", "scope", "style"},
+    "pre": {"tabindex"},
     "ol": {"start", "type", "reversed"},
     "li": {"value"},
     "details": {"open"},

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from app.lessons import LessonRenderError, load_lessons, render_lesson
-from app.lessons.render import normalise_containers, render_fragment, render_markdown, to_mathml
+from app.lessons.render import (
+    normalise_containers,
+    render_fragment,
+    render_markdown,
+    sanitize,
+    to_mathml,
+)
 
 from .conftest import FIXTURES
 from .htmltools import parse
@@ -186,3 +192,58 @@ def test_bad_math_in_front_matter_objectives_is_reported(write_lesson, course, l
 def test_inline_fragments_drop_the_paragraph():
     assert render_fragment("Sends $M$ **bytes**", inline=True).startswith("Sends <math")
     assert render_fragment("Two\n\nparagraphs", inline=True).count("<p>") == 2
+
+
+# -- accessibility: what axe-core checks (tests/browser/test_a11y.py runs axe itself) ----------
+
+
+def landmark_names(tree) -> list[tuple[str, str]]:
+    """List (role, name) of the landmarks in rendered HTML, as a screen reader lists them."""
+    out = []
+    for element in tree.find_all():
+        role = element.attrs.get("role")
+        name = element.attrs.get("aria-label") or element.attrs.get("aria-labelledby")
+        if element.tag == "aside" and role in (None, "complementary"):
+            out.append(("complementary", name or ""))
+        elif element.tag == "section" and name and role in (None, "region"):
+            out.append(("region", name))
+    return out
+
+
+def render_safe(text: str, **kwargs):
+    """Render as a page shows it: sanitized."""
+    html, _, problems = render_markdown(text, where="lessons/x.md", **kwargs)
+    return parse(sanitize(html)), problems
+
+
+def test_no_two_callouts_make_landmarks_of_the_same_name():
+    text = (
+        "".join(f"::: {name}\nText {i}.\n:::\n\n" for i in range(2) for name in ("note", "warning"))
+        + "::: challenge\nOne?\n:::\n\n::: challenge\nTwo?\n:::\n"
+    )
+    tree, problems = render_safe(text, instructor=True)
+    assert problems == []
+    landmarks = landmark_names(tree)
+    assert len(landmarks) == len(set(landmarks)), landmarks
+    notes = tree.find_all(class_="callout-note")
+    assert [n.attrs.get("aria-label") for n in notes] == ["Note", "Note"]  # still named
+    assert all(n.attrs.get("role") == "note" for n in notes)
+
+
+def test_an_empty_table_header_cell_is_not_a_header():
+    tree, _ = render_safe("|   | time |\n|---|-----:|\n| ring | 2 |\n")
+    assert [th.text for th in tree.find_all("th")] == ["time"]
+    assert [td.text for td in tree.find_all("td")] == ["", "ring", "2"]
+
+
+def test_code_blocks_that_scroll_can_be_reached_by_keyboard():
+    tree, _ = render_safe("```bash\nexport NCCL_ALGO=Ring  # a comment\n```\n\n    indented\n")
+    assert [pre.attrs.get("tabindex") for pre in tree.find_all("pre")] == ["0", "0"]
+
+
+def test_a_header_cell_holding_only_a_formula_is_named_by_it():
+    # axe-core reads no text in MathML, so a header of just $p$ would be "empty" to it.
+    tree, _ = render_safe("| $p$ | latency $2(p-1)\\alpha$ |\n|---|---|\n| 8 | 1 ms |\n")
+    only_math, mixed = tree.find_all("th")
+    assert only_math.find("math").attrs.get("aria-label") == "p"
+    assert "aria-label" not in mixed.find("math").attrs  # has text: MathML reads as itself
