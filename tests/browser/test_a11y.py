@@ -1,0 +1,88 @@
+"""Accessibility: axe-core finds no violation on any page, in the light and the dark theme.
+
+axe-core is a real component of the tests, pinned in tests/a11y/package-lock.json and
+installed by `npm ci --prefix tests/a11y` (.ci/run does it). It is injected into each page
+as a script tag; the context bypasses the app's Content-Security-Policy only so that the
+injected script may run. Every rule axe runs by default is checked (WCAG 2 A/AA and axe's
+best practices), so a duplicate landmark or an empty table header fails as surely as a
+colour below 4.5:1. Frames are checked as pages of their own (the embeds below), not from
+inside the lesson that frames them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.costs.calculators import CALCULATORS
+from tests.conftest import require
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("*.md"))
+FIRST_CALC = sorted(CALCULATORS)[0]
+# What a visitor opens; the lab waits for its first step, a quiz for a drawn question.
+PAGES = [
+    "/",
+    "/lab",
+    "/lessons/",
+    *[f"/lessons/{slug}" for slug in LESSONS],
+    "/quiz",
+    "/calculators",
+    "/embed/allreduce/ring?ranks=4",
+    f"/embed/calc/{FIRST_CALC}",
+]
+READY = {
+    "/lab": '[data-role="counter"]',
+    "/embed/allreduce/ring?ranks=4": '[data-role="counter"]',
+}
+
+
+@pytest.fixture(scope="module", params=["light", "dark"])
+def themed(request, browser):
+    """A context in one colour scheme (the site follows the system until chosen)."""
+    require(AXE.is_file(), f"axe-core is not installed ({AXE}); run npm ci --prefix tests/a11y")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        color_scheme=request.param,
+        bypass_csp=True,  # only so the injected axe script may run
+    )
+    yield request.param, context
+    context.close()
+
+
+def axe_violations(page) -> list[str]:
+    """Run axe on the page and describe each violation: rule, impact, what, where."""
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        "async () => { const r = await axe.run(document, {iframes: false});"
+        " return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map(n => ({target: n.target.join(' '), summary: n.failureSummary}))}))}"
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {n['target']}: {n['summary']}"
+        for v in result
+        for n in v["nodes"]
+    ]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_axe_finds_no_violation(themed, live_server, path):
+    theme, context = themed
+    page = context.new_page()
+    try:
+        url = f"{live_server.url}{path}"
+        if path.startswith("/embed/"):
+            url += ("&" if "?" in path else "?") + f"theme={theme}"
+        page.goto(url)
+        if path in READY:
+            page.wait_for_selector(READY[path])
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        violations = axe_violations(page)
+        assert violations == [], json.dumps(violations, indent=1)
+    finally:
+        page.close()
