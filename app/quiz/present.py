@@ -30,8 +30,15 @@ def _shuffled(values: list, rng: random.Random, avoid_identity: bool = False) ->
     return out
 
 
-def public(bank: Bank, q: Question, secret, rng: random.Random) -> dict:
-    """Return the question as the browser may see it before the learner answers."""
+def public(
+    bank: Bank, q: Question, secret, rng: random.Random, chosen_for: str | None = None
+) -> dict:
+    """Return the question as the browser may see it before the learner answers.
+
+    `topic` is the question's own lesson; `chosen_topic` the topic it was selected for
+    (`select.chosen_topic`; its own lesson when there was no filter), under which results count it.
+    """
+    chosen = chosen_for or q.topic
     data = {
         "id": q.id,
         "kind": q.kind,
@@ -40,6 +47,8 @@ def public(bank: Bank, q: Question, secret, rng: random.Random) -> dict:
         "seed_questions": list(q.seed_questions),
         "topic": q.topic,
         "topic_title": bank.course.titles[q.topic],
+        "chosen_topic": chosen,
+        "chosen_topic_title": bank.course.titles[chosen],
         "lesson_url": q.lesson_url,
     }
     if q.kind in ("single", "multiple"):

@@ -3,7 +3,8 @@
 - `GET /quiz` — choose topics, difficulty and length, or a 10-question mock interview.
 - `GET /api/quiz/topics` — lessons with their question counts.
 - `GET /api/quiz/questions?topics=&difficulty=&kinds=&count=&mode=&ids=&lesson=` — fresh
-  questions (numeric and predict ones drawn anew, signed with SECRET_KEY).
+  questions (numeric and predict ones drawn anew, signed with SECRET_KEY), each with the
+  chosen topic it was selected for.
 - `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why; ids or a
   token made with another key get 400 with `stale: true` (the page offers a fresh question).
 
@@ -14,6 +15,7 @@ with the bank's problems (an authoring error, fixed in lessons/quizzes/).
 from __future__ import annotations
 
 import random
+from functools import partial
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, render_template, request
@@ -29,7 +31,15 @@ from app.quiz import (
     grade,
     public,
 )
-from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, balanced, candidates, mock_interview
+from app.quiz.select import (
+    MOCK_LENGTH,
+    MOCK_SECONDS,
+    balanced,
+    candidates,
+    chosen_topic,
+    mock_interview,
+    topic_counts,
+)
 
 bp = Blueprint("quiz", __name__)
 
@@ -70,8 +80,11 @@ def page():
     except BankError as exc:
         return render_template("quiz/unavailable.html", problems=exc.problems), 503
     sections: dict[str, list[dict]] = {}
+    counts = topic_counts(bank)
     for topic in bank.topics():
         if topic["count"]:
+            own, tagged = counts[topic["slug"]]
+            topic = {**topic, "own": own, "tagged": tagged}
             sections.setdefault(topic["section"], []).append(topic)
     # Lesson pages link their tags here (/quiz?tags=ring-allreduce): preselect those lessons.
     chosen = {s for s in _split(request.args.get("topics", "")) if s in bank.course.slugs}
@@ -154,23 +167,27 @@ def questions():
             lesson = request.args.get("lesson", "")
             if lesson not in bank.course.slugs:
                 raise ParamError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
-            chosen = bank.about_lesson(lesson)[:count]
+            topics = [lesson]
+        # Each question counts for the chosen topic that selected it (results say so).
+        topic_of = partial(chosen_topic, bank, topics=topics)
+        if mode == "lesson":
+            chosen = bank.about_lesson(topics[0])[:count]
         elif ids:
             chosen = [bank.by_id[i] for i in ids]
             rng.shuffle(chosen)
         else:
             pool = candidates(bank, topics=topics, difficulty=difficulty, kinds=kinds)
             if mode == "mock":
-                chosen = mock_interview(bank, pool, rng)
+                chosen = mock_interview(bank, pool, rng, topic_of)
             else:
-                chosen = balanced(pool, count, rng)
+                chosen = balanced(pool, count, rng, topic_of)
     except ParamError as exc:
         return _error(str(exc))
     return jsonify(
         mode=mode,
         count=len(chosen),
         time_limit_s=MOCK_SECONDS if mode == "mock" else None,
-        questions=[public(bank, q, _secret(), rng) for q in chosen],
+        questions=[public(bank, q, _secret(), rng, chosen_for=topic_of(q)) for q in chosen],
     )
 
 

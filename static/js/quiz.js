@@ -52,6 +52,11 @@
     return excerpt(title.split(":")[0], limit);
   }
 
+  // The topic a question was chosen for (results count it there), else its own lesson.
+  function topicOf(q) {
+    return q.chosen_topic ? { slug: q.chosen_topic, title: q.chosen_topic_title } : { slug: q.topic, title: q.topic_title };
+  }
+
   function chunkLabel(i) {
     return global.Palette ? global.Palette.chunkLabel(i) : String.fromCharCode(65 + i);
   }
@@ -473,8 +478,9 @@
       this.card.dataset.questionId = q.id;
       const title = el(this.embedded ? "h3" : "h2", { class: "question-title", tabindex: "-1" }, [
         el("span", { class: "visually-hidden", text: `Question ${this.index + 1}. ` }),
-        el("span", { class: "badge topic", text: q.topic_title }), " ",
+        el("span", { class: "badge topic", text: topicOf(q).title }), " ",
         el("span", { class: `badge level level-${q.difficulty}`, text: q.difficulty }),
+        topicOf(q).slug !== q.topic ? el("span", { class: "muted home-lesson", text: ` from “${shortTitle(q.topic_title, 60)}”` }) : null,
       ]);
       const form = { uid: `${this.uidBase}-${this.index}`, body: el("div", { class: "answer-area" }) };
       this.card.append(title, el("div", { class: "prompt", html: q.prompt_html }));
@@ -513,7 +519,7 @@
         const result = await postJSON(this.answerUrl, body);
         this.answered = true;
         this.form.lock();
-        const record = { id: q.id, topic: q.topic, topic_title: q.topic_title, kind: q.kind,
+        const record = { id: q.id, topic: topicOf(q).slug, topic_title: topicOf(q).title, kind: q.kind,
           prompt: excerpt(textOf(q.prompt_html), 160), lesson_url: q.lesson_url,
           correct: result.correct, score: result.score === null ? 0 : result.score,
           selfAssessed: result.correct === null };
@@ -596,7 +602,7 @@
       global.clearInterval(this.timerId);
       (this.embedded ? this.root : document).removeEventListener("keydown", this.keyHandler);
       const results = this.questions.map((q, i) => this.results[i] || {
-        id: q.id, topic: q.topic, topic_title: q.topic_title, kind: q.kind,
+        id: q.id, topic: topicOf(q).slug, topic_title: topicOf(q).title, kind: q.kind,
         prompt: excerpt(textOf(q.prompt_html), 160), lesson_url: q.lesson_url,
         correct: false, score: 0, skipped: true,
       });
@@ -866,7 +872,7 @@
           resultsBox.hidden = false;
           const summary = renderResults(resultsBox, outcome, {
             plotlyUrl: urls.plotly,
-            onAgain: (ids) => begin(new URLSearchParams({ ids: ids.join(","), mode: "practice", count: String(ids.length) })),
+            onAgain: (ids) => begin(again(ids, params)),
             onNew: () => { resultsBox.hidden = true; setup.hidden = false; app.classList.remove("is-running"); renderHistory(history); form.querySelector("button[type=submit]").focus(); },
           });
           History.add({ at: new Date().toISOString(), mode, total: summary.total, score: summary.score,
@@ -874,6 +880,13 @@
         },
       });
       runner.start(data.questions, data.time_limit_s);
+    }
+
+    // "Practise these again" asks for the missed ids, with the topics that selected them.
+    function again(ids, previous) {
+      const params = new URLSearchParams({ ids: ids.join(","), mode: "practice", count: String(ids.length) });
+      if (previous.get("topics")) params.set("topics", previous.get("topics"));
+      return params;
     }
 
     form.addEventListener("submit", (event) => { event.preventDefault(); begin(query("practice")); });

@@ -278,3 +278,32 @@ def test_a_predict_question_whose_answer_is_no_chunk_is_answered_none_and_graded
     expect(page.locator(".feedback .verdict.ok")).to_have_text("✓ Right.")
     expect(page.locator(".feedback .option-feedback .is-correct")).to_contain_text("no chunk")
     assert page.console_errors == []
+
+
+def test_results_name_the_topics_the_questions_were_chosen_for(page, live_server):
+    chosen = {"ring-allreduce": "Ring AllReduce", "how-nccl-chooses": "How NCCL really chooses"}
+    page.goto(f"{live_server.url}/quiz")
+    note = page.locator(".topics .topic-note")
+    expect(note).to_contain_text("lesson's own questions")
+    expect(note).to_contain_text("tagged")
+    for slug in chosen:
+        page.locator(f"input[name=topics][value={slug}]").check()
+    page.locator("input[name=count][value='5']").check()
+    page.locator("button[type=submit]").click()
+    for n in range(1, 6):
+        expect(page.locator(".quiz-progress")).to_have_text(f"Question {n} of 5")
+        badge = page.locator(".question-card .badge.topic").inner_text()
+        assert any(badge.startswith(title) for title in chosen.values()), badge
+        answer_with_keyboard(page)
+        expect(page.locator(".feedback .verdict")).to_be_visible()
+        page.keyboard.press("n")
+    rows = page.locator(".quiz-results .results-table tbody tr")
+    expect(rows.first).to_be_visible()
+    named = rows.locator("td:first-child a")
+    for i in range(named.count()):
+        title, href = named.nth(i).inner_text(), named.nth(i).get_attribute("href")
+        assert href in {f"/lessons/{slug}" for slug in chosen}, (title, href)
+        assert any(title.startswith(t) for t in chosen.values()), title
+    per_topic = rows.locator("td:nth-child(2)").all_inner_texts()
+    assert sum(int(text.split("/")[1]) for text in per_topic) == 5
+    assert page.console_errors == []
