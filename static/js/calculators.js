@@ -8,10 +8,17 @@
 
   const DEBOUNCE_MS = 200;
   const BITS_PER_BYTE = 8; // display conversion between GB/s and Gb/s
-  const TIME_SCALE = { us: 1e-6, ms: 1e-3, s: 1 };
-  const TIME_LABEL = { us: "µs", ms: "ms", s: "s" };
-  const BINARY = [[40, "TiB"], [30, "GiB"], [20, "MiB"], [10, "KiB"]];
-  const DECIMAL = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+  const TIME_SCALE = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
+  const TIME_LABEL = { ns: "ns", us: "µs", ms: "ms", s: "s" };
+  // One family per panel, the one the server's result names (`sizes`), so MiB and MB never mix.
+  const SIZE_UNITS = {
+    binary: [[2 ** 40, "TiB"], [2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"], [1, "B"]],
+    decimal: [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"], [1, "B"]],
+  };
+  const MOST_LOG_TICKS = 7;
+  const PLOT_HEIGHT = 250; // px of a chart without its legend; phones included
+  const LEGEND_ROW = 22; // px per row of legend entries
+  const LEGEND_ENTRY = 150; // px per legend entry: the longest names fit ("double binary tree")
 
   // -- formatting -----------------------------------------------------------------------------
 
@@ -23,7 +30,8 @@
     const m = Math.abs(seconds);
     if (m >= 1) return "s";
     if (m >= 1e-3) return "ms";
-    return "us";
+    if (m >= 1e-6 || m === 0) return "us";
+    return "ns";
   }
 
   function formatTime(seconds, unit) {
@@ -33,15 +41,17 @@
     return sig(seconds / TIME_SCALE[u], 4) + " " + TIME_LABEL[u];
   }
 
-  function formatBytes(bytes) {
+  // The largest unit of `family` not above `bytes`: [bytes per unit, name].
+  function sizeUnit(bytes, family) {
+    const units = SIZE_UNITS[family] || SIZE_UNITS.binary;
+    return units.find(([scale]) => Math.abs(bytes) >= scale) || units[units.length - 1];
+  }
+
+  function formatBytes(bytes, family) {
     if (bytes === null || bytes === undefined) return "—";
     if (bytes <= 0) return sig(bytes, 4) + " B";
-    const exp = Math.log2(bytes);
-    if (Number.isInteger(exp) && exp >= 10) {
-      for (const [shift, unit] of BINARY) if (exp >= shift) return sig(bytes / 2 ** shift, 6) + " " + unit;
-    }
-    for (const [scale, unit] of DECIMAL) if (bytes >= scale) return sig(bytes / scale, 4) + " " + unit;
-    return sig(bytes, 4) + " B";
+    const [scale, unit] = sizeUnit(bytes, family);
+    return sig(bytes / scale, 4) + " " + unit;
   }
 
   function formatBandwidth(gbs, unit) {
@@ -53,7 +63,7 @@
     if (value === null || value === undefined) return "—";
     switch (kind) {
       case "time": return formatTime(value, units.time);
-      case "bytes": return formatBytes(value);
+      case "bytes": return formatBytes(value, units.sizes);
       case "bandwidth": return formatBandwidth(value, units.bandwidth);
       case "ratio": return sig(value, 4);
       case "percent": return sig(value, 3) + " %";
@@ -78,7 +88,7 @@
       this.fields = new Map(this.spec.fields.map((f) => [f.name, f]));
       this.form = root.querySelector('[data-role="form"]');
       this.errorBox = root.querySelector('[data-role="error"]');
-      this.units = { time: "auto", bandwidth: "GBps" };
+      this.units = { time: "auto", bandwidth: "GBps", sizes: this.data.result.sizes || "binary" };
       this.timer = null;
       this.controller = null;
       this.revision = 0;
@@ -128,10 +138,10 @@
       if (slider && Number.isFinite(value) && value > 0) {
         const position = slider.dataset.log2 === "true" ? Math.round(Math.log2(value)) : value;
         slider.value = String(Math.min(Number(slider.max), Math.max(Number(slider.min), position)));
-        slider.setAttribute("aria-valuetext", f.unit === "bytes" ? formatBytes(value) : String(value));
+        slider.setAttribute("aria-valuetext", f.unit === "bytes" ? formatBytes(value, this.units.sizes) : String(value));
       }
       const pretty = this.el(name, "pretty");
-      if (pretty) pretty.textContent = Number.isFinite(value) ? formatBytes(value) : "";
+      if (pretty) pretty.textContent = Number.isFinite(value) ? formatBytes(value, this.units.sizes) : "";
     }
 
     syncFromSlider(name) {
@@ -239,14 +249,14 @@
         const body = await response.json();
         if (controller.signal.aborted) return;
         if (!response.ok) {
-          this.showError(body.error || `The server answered ${response.status}.`);
+          this.withdraw(body.error || `The server answered ${response.status}.`);
           return;
         }
         this.showError("");
         this.result = body;
         this.render(body);
       } catch (error) {
-        if (error.name !== "AbortError") this.showError("Could not reach the server: " + error.message);
+        if (error.name !== "AbortError") this.withdraw("Could not reach the server: " + error.message);
       } finally {
         if (this.controller === controller) {
           this.controller = null;
@@ -258,10 +268,41 @@
     showError(message) {
       this.errorBox.textContent = message;
       this.errorBox.hidden = !message;
+      for (const input of this.form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+      const field = this.fieldNamedIn(message);
+      if (field) for (const input of field.querySelectorAll("input, select")) input.setAttribute("aria-invalid", "true");
+    }
+
+    // The server's messages begin with the field as the API spells it ("top_k must be ...").
+    fieldNamedIn(message) {
+      let first = null;
+      for (const name of this.fields.keys()) {
+        const at = message.search(new RegExp(`\\b${name}\\b`));
+        if (at >= 0 && (!first || at < first.at)) first = { name, at };
+      }
+      return first && this.form.querySelector(`[data-field="${first.name}"]`);
+    }
+
+    // No answer for these inputs: take the last one off the screen rather than leave it looking
+    // like the answer to what is typed now.
+    withdraw(message) {
+      this.showError(message);
+      this.result = null;
+      this.root.querySelector('[data-role="outputs"]').replaceChildren();
+      for (const role of ["interpretation", "substituted"]) this.root.querySelector(`[data-role="${role}"]`).textContent = "";
+      this.renderTable(null);
+      this.renderNotes([]);
+      this.chartDivs(0);
+      this.root.dataset.stale = "true";
     }
 
     render(result) {
       if (!result) return;
+      delete this.root.dataset.stale;
+      if (result.sizes && result.sizes !== this.units.sizes) {
+        this.units.sizes = result.sizes;
+        for (const name of this.fields.keys()) this.syncFromNumber(name);
+      }
       this.renderOutputs(result.outputs);
       this.root.querySelector('[data-role="interpretation"]').textContent = result.interpretation;
       this.root.querySelector('[data-role="formula"]').textContent = result.formula;
@@ -292,6 +333,7 @@
       const details = holder.closest("details");
       if (!table || !table.columns) {
         details.hidden = true;
+        holder.replaceChildren();
         return;
       }
       details.hidden = false;
@@ -324,20 +366,27 @@
 
     // -- charts -------------------------------------------------------------------------------
 
+    // One <figure> per chart: its title in HTML above the plot (the legend sits between the two,
+    // never on the axis), the Plotly div below.
     chartDivs(count) {
       const holder = this.root.querySelector('[data-role="charts"]');
       while (holder.children.length < count) {
+        const figure = document.createElement("figure");
+        figure.className = "calc-figure";
+        const caption = document.createElement("figcaption");
+        caption.className = "calc-chart-title";
         const div = document.createElement("div");
         div.className = "calc-chart";
         div.setAttribute("role", "img");
-        holder.append(div);
+        figure.append(caption, div);
+        holder.append(figure);
       }
       while (holder.children.length > count) {
         const last = holder.lastElementChild;
-        if (global.Plotly) global.Plotly.purge(last);
+        if (global.Plotly) global.Plotly.purge(last.querySelector(".calc-chart"));
         last.remove();
       }
-      return Array.from(holder.children);
+      return Array.from(holder.children, (figure) => figure.querySelector(".calc-chart"));
     }
 
     renderCharts(charts) {
@@ -346,28 +395,43 @@
       charts.forEach((chart, i) => {
         const div = divs[i];
         const { traces, layout } = this.figure(chart);
+        fitLegend(layout, traces.length, div.clientWidth);
+        div.previousElementSibling.textContent = chart.title;
         div.setAttribute("aria-label", chart.title);
         div.dataset.kind = chart.kind;
         global.Plotly.react(div, traces, layout, { displayModeBar: false, responsive: true });
       });
     }
 
-    // Seconds → the unit chosen for a chart's axis ("auto" keeps seconds with SI prefixes).
+    // A linear time axis: the chosen unit, or in "auto" the one that suits its largest value;
+    // the unit goes in the title and the ticks stay plain numbers ("time (ms)": 50, 100, 150).
     timeAxis(maxSeconds) {
-      const unit = this.units.time;
-      if (unit === "auto") return { scale: 1, title: "time (s)" };
+      const unit = this.units.time === "auto" ? autoTimeUnit(maxSeconds) : this.units.time;
       return { scale: 1 / TIME_SCALE[unit], title: `time (${TIME_LABEL[unit]})` };
     }
 
-    baseLayout(title) {
+    // A log time axis spans decades, so each tick names its own unit ("100 µs", "10 ms", "1 s").
+    logTimeAxis(values) {
+      const unit = this.units.time;
+      const title = unit === "auto" ? "time" : `time (${TIME_LABEL[unit]})`;
+      return { type: "log", title: { text: title }, ...decadeTicks(values, (v) => formatTime(v, unit)) };
+    }
+
+    sizeAxis(maxBytes) {
+      const [scale, unit] = sizeUnit(maxBytes, this.units.sizes);
+      return { scale: 1 / scale, title: `size (${unit})` };
+    }
+
+    baseLayout() {
       const style = getComputedStyle(this.root);
       return {
-        title: { text: title, font: { size: 14 } },
-        margin: { l: 64, r: 16, t: 40, b: 64 },
+        margin: { l: 64, r: 16, t: 8, b: 48 },
         paper_bgcolor: "rgba(0,0,0,0)",
         plot_bgcolor: "rgba(0,0,0,0)",
         font: { color: style.color, family: style.fontFamily },
-        legend: { orientation: "h", y: -0.3, yanchor: "top" },
+        // Above the plot, under the chart's title: a legend below would share its row with the
+        // x-axis title and run into it on a narrow chart.
+        legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom", font: { size: 12 } },
         hovermode: "closest",
       };
     }
@@ -380,16 +444,17 @@
 
     logLog(chart) {
       const palette = global.Palette.CHUNK_COLORS;
-      const allY = chart.series.flatMap((s) => s.y).filter((y) => y > 0);
-      const axis = this.timeAxis(Math.max(...allY));
+      const size = (b) => formatBytes(b, this.units.sizes);
+      const time = (t) => formatTime(t, this.units.time);
       const traces = chart.series.map((s, i) => ({
         type: "scatter",
         mode: "lines",
         name: s.name.replace(/_/g, " "),
         x: chart.x,
-        y: s.y.map((y) => (y > 0 ? y * axis.scale : null)),
+        y: s.y.map((y) => (y > 0 ? y : null)),
+        customdata: chart.x.map((x, j) => [size(x), s.y[j] > 0 ? time(s.y[j]) : "—"]),
         line: { color: palette[i % palette.length], width: 2 },
-        hovertemplate: "%{x:.3s}B: %{y:.4s}<extra>%{fullData.name}</extra>",
+        hovertemplate: "%{customdata[0]}: %{customdata[1]}<extra>%{fullData.name}</extra>",
       }));
       if (chart.markers && chart.markers.length) {
         traces.push({
@@ -397,29 +462,23 @@
           mode: "markers",
           name: "crossover",
           x: chart.markers.map((m) => m.x),
-          y: chart.markers.map((m) => m.y * axis.scale),
-          text: chart.markers.map((m) => `${m.label} at ${formatBytes(m.x)}`),
+          y: chart.markers.map((m) => m.y),
+          text: chart.markers.map((m) => `${m.label} (${time(m.y)})`),
           hovertemplate: "%{text}<extra></extra>",
           marker: { symbol: "diamond", size: 11, color: "#000000", line: { color: "#ffffff", width: 1 } },
         });
       }
-      const layout = this.baseLayout(chart.title);
-      const ticks = [1, 2 ** 10, 2 ** 20, 2 ** 30, 2 ** 34].filter((t) => t <= chart.x[chart.x.length - 1] * 1.01);
-      layout.xaxis = {
-        type: "log",
-        title: { text: "message size" },
-        tickvals: ticks,
-        ticktext: ticks.map(formatBytes),
-      };
-      layout.yaxis = { type: "log", title: { text: axis.title }, exponentformat: "SI" };
+      const layout = this.baseLayout();
+      layout.xaxis = { title: { text: "message size" }, ...sizeTicks(chart.x, this.units.sizes) };
+      layout.yaxis = this.logTimeAxis(chart.series.flatMap((s) => s.y));
       if (chart.cursor) {
         layout.shapes = [{
           type: "line", xref: "x", yref: "paper", x0: chart.cursor, x1: chart.cursor, y0: 0, y1: 1,
           line: { color: "#888888", width: 1, dash: "dot" },
         }];
         layout.annotations = [{
-          x: Math.log10(chart.cursor), xref: "x", y: 1, yref: "paper", yanchor: "bottom",
-          text: formatBytes(chart.cursor), showarrow: false, font: { size: 11 },
+          x: Math.log10(chart.cursor), xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "left",
+          text: size(chart.cursor), showarrow: false, font: { size: 11 },
         }];
       }
       return { traces, layout };
@@ -429,18 +488,21 @@
       const palette = global.Palette.CHUNK_COLORS;
       const bytes = chart.y === "bytes";
       const allValues = chart.stacks.flatMap((s) => s.values);
-      const axis = bytes ? { scale: 1, title: "bytes" } : this.timeAxis(Math.max(...allValues));
+      const largest = Math.max(0, ...allValues);
+      const axis = bytes ? this.sizeAxis(largest) : this.timeAxis(largest);
+      const text = (v) => (bytes ? formatBytes(v, this.units.sizes) : formatTime(v, this.units.time));
       const traces = chart.stacks.map((s, i) => ({
         type: "bar",
         name: s.name,
         x: chart.categories.map((c) => String(c).replace(/_/g, " ")),
         y: s.values.map((v) => v * axis.scale),
+        customdata: s.values.map(text),
         marker: { color: palette[(i + 1) % palette.length] },
-        hovertemplate: bytes ? "%{y:.4s}B<extra>%{fullData.name}</extra>" : "%{y:.4s}<extra>%{fullData.name}</extra>",
+        hovertemplate: "%{customdata}<extra>%{fullData.name}</extra>",
       }));
-      const layout = this.baseLayout(chart.title);
+      const layout = this.baseLayout();
       layout.barmode = "stack";
-      layout.yaxis = { title: { text: axis.title }, exponentformat: "SI", rangemode: "tozero" };
+      layout.yaxis = { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" };
       layout.xaxis = { automargin: true };
       return { traces, layout };
     }
@@ -450,6 +512,7 @@
       const groups = [...new Set(chart.rows.map((r) => r.group))];
       const end = Math.max(...chart.rows.map((r) => r.end));
       const axis = this.timeAxis(end);
+      const time = (t) => formatTime(t, this.units.time);
       const traces = groups.map((group, i) => {
         const rows = chart.rows.filter((r) => r.group === group);
         return {
@@ -459,19 +522,57 @@
           y: rows.map(() => group),
           x: rows.map((r) => (r.end - r.start) * axis.scale),
           base: rows.map((r) => r.start * axis.scale),
-          text: rows.map((r) => r.label),
+          customdata: rows.map((r) => [r.label, time(r.start), time(r.end)]),
           textposition: "none",
-          hovertemplate: "%{text}: %{base:.4s} → %{x:.4s}<extra></extra>",
+          hovertemplate: "%{customdata[0]}: %{customdata[1]} → %{customdata[2]}<extra></extra>",
           marker: { color: palette[(i + 4) % palette.length], line: { color: "#ffffff", width: 0.5 } },
         };
       });
-      const layout = this.baseLayout(chart.title);
+      const layout = this.baseLayout();
       layout.barmode = "overlay";
-      layout.xaxis = { title: { text: axis.title }, exponentformat: "SI", rangemode: "tozero" };
+      layout.xaxis = { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" };
       layout.yaxis = { automargin: true, autorange: "reversed" };
-      layout.height = 240;
+      layout.height = 200; // two bars
       return { traces, layout };
     }
+  }
+
+  // A horizontal legend wraps into rows; the figure grows by those rows, so the legend never
+  // covers the plot however many entries a narrow chart has.
+  function fitLegend(layout, entries, width) {
+    const { l, r } = layout.margin;
+    const columns = Math.max(1, Math.min(entries, Math.floor((width - r) / LEGEND_ENTRY)));
+    const rows = Math.ceil(entries / columns);
+    // From the figure's left edge, not the plot's: the y-axis margin is room for entries too.
+    layout.legend.x = -l / Math.max(1, width - l - r);
+    layout.legend.entrywidth = Math.floor((width - r) / columns) - 48; // less symbol and gaps
+    layout.legend.entrywidthmode = "pixels";
+    layout.height = (layout.height || PLOT_HEIGHT) + rows * LEGEND_ROW;
+  }
+
+  // Ticks at powers of ten over the positive `values`, at most MOST_LOG_TICKS of them.
+  function decadeTicks(values, label) {
+    const positive = values.filter((v) => v > 0);
+    if (!positive.length) return {};
+    const low = Math.floor(Math.log10(Math.min(...positive)));
+    const high = Math.ceil(Math.log10(Math.max(...positive)));
+    const stride = Math.ceil((high - low + 1) / MOST_LOG_TICKS);
+    const tickvals = [];
+    for (let e = low; e <= high; e += stride) tickvals.push(10 ** e);
+    return { tickvals, ticktext: tickvals.map(label) };
+  }
+
+  // Ticks at round sizes of the panel's family: 1 B, 1 KiB, 1 MiB, ... or 1 B, 1 kB, 1 MB, ...
+  function sizeTicks(sizes, family) {
+    const top = Math.max(...sizes) * 1.01;
+    const step = family === "decimal" ? 1000 : 1024;
+    const tickvals = [];
+    for (let v = 1; v <= top; v *= step) tickvals.push(v);
+    // One more round tick when the last step leaves a wide gap (16 GiB, 10 GB).
+    const largest = Math.max(...sizes);
+    const round = family === "decimal" ? 10 ** Math.floor(Math.log10(largest)) : 2 ** Math.floor(Math.log2(largest));
+    if (round / tickvals[tickvals.length - 1] >= 4) tickvals.push(round);
+    return { type: "log", tickvals, ticktext: tickvals.map((v) => formatBytes(v, family)) };
   }
 
   function init() {

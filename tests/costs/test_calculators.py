@@ -250,3 +250,6 @@ def test_a_message_size_given_in_decimal_units_keeps_the_panel_decimal():
     assert "At 25 MiB the latency term" in binary.interpretation
     # M* = 126·2.7 µs · 50 GB/s / (2·63/64) = 8.64e6 B, written in MiB like the message size
     assert "latency-bound below 8.24 MiB" in binary.interpretation
+    sweep = compare(ranks=64, message_bytes=1e9, **NDR)
+    assert "From 1 B to 17.18 GB" in sweep.interpretation  # the 2^34 B sweep, in decimal
+    assert size_units(sweep) <= FAMILIES["decimal"]

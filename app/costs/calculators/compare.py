@@ -120,7 +120,9 @@ def compare(**values) -> Result:
         Output("time_s", "Its time", best.time_s, TIME),
         Output("busbw_gbs", "Its bus bandwidth", best.busbw_gbs, BANDWIDTH),
         Output("runner_up_ratio", "Runner-up is slower by", ratio, RATIO),
-        Output("crossovers", "Changes of winner, 1 B–16 GiB", len(crossovers), COUNT),
+        Output(
+            "crossovers", f"Changes of winner, 1 B–{units.size(HIGH_BYTES)}", len(crossovers), COUNT
+        ),
     ]
     rows = [
         [
@@ -213,7 +215,7 @@ def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
     bound = "latency" if best.latency_s >= best.bandwidth_s + best.compute_s else "bandwidth"
     here += f"; its time is mostly {bound}. "
     if not crossovers:
-        return here + f"{best.algorithm} wins at every size from 1 B to 16 GiB."
+        return here + f"{best.algorithm} wins at every size from 1 B to {units.size(HIGH_BYTES)}."
     changes = ", ".join(f"{c['from']} → {c['to']} at {units.size(c['bytes'])}" for c in crossovers)
     times = "once" if len(crossovers) == 1 else f"{len(crossovers)} times"
-    return here + f"From 1 B to 16 GiB the winner changes {times}: {changes}."
+    return here + f"From 1 B to {units.size(HIGH_BYTES)} the winner changes {times}: {changes}."
