@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .loader import Course, Lesson, LessonError, Section, load_course, load_lesson
 from .render import RenderedLesson, render_lesson
+from .search import SearchIndex, Snippet
 
 MAX_QUERY = 200
 
@@ -27,18 +28,30 @@ class SearchHit:
     tags: tuple[str, ...]
     headings: tuple[tuple[str, str], ...]  # (anchor id, text) of the headings that matched
     score: int
+    snippets: tuple[Snippet, ...] = ()  # the sentences that matched, under their headings
+
+    def url(self, anchor: str | None = None) -> str:
+        return f"/lessons/{self.slug}" + (f"#{anchor}" if anchor else "")
 
     def as_json(self) -> dict:
         return {
             "slug": self.slug,
             "title": self.title,
-            "url": f"/lessons/{self.slug}",
+            "url": self.url(),
             "section": self.section,
             "summary": self.summary,
             "tags": list(self.tags),
             "headings": [
-                {"id": hid, "text": text, "url": f"/lessons/{self.slug}#{hid}"}
-                for hid, text in self.headings
+                {"id": hid, "text": text, "url": self.url(hid)} for hid, text in self.headings
+            ],
+            "matches": [
+                {
+                    "text": s.text,
+                    "marks": [list(mark) for mark in s.marks],
+                    "heading": s.heading
+                    and {"id": s.heading[0], "text": s.heading[1], "url": self.url(s.heading[0])},
+                }
+                for s in self.snippets
             ],
             "score": self.score,
         }
@@ -55,6 +68,7 @@ class Library:
         self.lessons: dict[str, Lesson] = {}
         self.errors: dict[str, str] = {}  # slug or file stem -> the loader's message
         self._rendered: dict[tuple[str, bool], RenderedLesson] = {}
+        self._index: SearchIndex | None = None
 
     @property
     def quiz_dir(self) -> Path:
@@ -91,6 +105,7 @@ class Library:
             self.lessons = dict(sorted(lessons.items(), key=lambda item: item[1].order))
             self.errors = errors
             self._rendered = {}
+            self._index = None  # rebuilt from these lessons on the next search
             self._signature = signature
             return self
 
@@ -130,40 +145,32 @@ class Library:
 
     # -- search ----------------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
-        """Find lessons whose title, tags, headings or summary contain every word of `query`.
+    def search_index(self) -> SearchIndex:
+        """The full-text index of the lessons loaded now, built on the first search after a load."""
+        with self._lock:
+            if self._index is None:
+                self._index = SearchIndex(self.lessons.values())
+            return self._index
 
-        Ranked by where the words appear: title above tags above headings above summary.
+    def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        """Find the lessons holding every word of `query` in their full text, best first.
+
+        Ranked by where the words appear: title above tags above headings above the text;
+        each hit carries its matching headings and sentences (see app/lessons/search.py).
         """
-        terms = query.lower().split()[:10]
-        if not terms:
-            return []
         hits = []
-        for lesson in self.lessons.values():
-            toc = self.rendered(lesson.slug).toc
-            title, summary = lesson.title.lower(), lesson.summary.lower()
-            tags = [t.lower() for t in lesson.tags]
-            score, matched = 0, []
-            for term in terms:
-                in_title = term in title
-                in_tags = any(term in t for t in tags)
-                heads = [h for h in toc if term in h.text.lower()]
-                in_summary = term in summary
-                if not (in_title or in_tags or heads or in_summary):
-                    break
-                score += 8 * in_title + 4 * in_tags + 2 * bool(heads) + in_summary
-                matched += [h for h in heads if h not in matched]
-            else:
-                hits.append(
-                    SearchHit(
-                        lesson.slug,
-                        lesson.title,
-                        lesson.section,
-                        lesson.summary,
-                        lesson.tags,
-                        tuple((h.id, h.text) for h in matched[:5]),
-                        score,
-                    )
+        for match in self.search_index().search(query, limit):
+            lesson = self.lessons[match.slug]
+            hits.append(
+                SearchHit(
+                    lesson.slug,
+                    lesson.title,
+                    lesson.section,
+                    lesson.summary,
+                    lesson.tags,
+                    match.headings,
+                    match.score,
+                    match.snippets,
                 )
-        hits.sort(key=lambda h: (-h.score, self.lessons[h.slug].order))
-        return hits[:limit]
+            )
+        return hits

@@ -240,7 +240,7 @@ def normalise_containers(text: str) -> tuple[str, list[tuple[int, str]]]:
 # -- the token walk ------------------------------------------------------------------------------
 
 
-def _drop_instructor_notes(tokens: list[Token]) -> list[Token]:
+def drop_instructor_notes(tokens: list[Token]) -> list[Token]:
     out, skip_level = [], None
     for token in tokens:
         if skip_level is not None:
@@ -254,7 +254,7 @@ def _drop_instructor_notes(tokens: list[Token]) -> list[Token]:
     return out
 
 
-def _inline_text(token: Token) -> str:
+def inline_text(token: Token) -> str:
     """Return a heading's text without markup or the permalink symbol."""
     parts = []
     for child in token.children or []:
@@ -364,9 +364,16 @@ def render_markdown(
     env: dict = {}
     tokens = md.parse(text, env)
     if not instructor:
-        tokens = _drop_instructor_notes(tokens)
+        tokens = drop_instructor_notes(tokens)
     tokens = walk.run(tokens)
     return md.renderer.render(tokens, md.options, env), tokens, walk.errors
+
+
+def lesson_tokens(text: str, instructor: bool = False) -> list[Token]:
+    """Parse lesson Markdown into tokens as the page has them (containers normalised, heading
+    anchors set, instructor notes dropped unless asked for); directives and math untouched."""
+    tokens = markdown().parse(normalise_containers(text)[0], {})
+    return tokens if instructor else drop_instructor_notes(tokens)
 
 
 @lru_cache(maxsize=4096)
@@ -409,7 +416,7 @@ def render_lesson(
     if strict and problems:
         raise LessonRenderError("\n".join(problems))
     toc = tuple(
-        Heading(int(tokens[i].tag[1]), tokens[i].attrs.get("id", ""), _inline_text(tokens[i + 1]))
+        Heading(int(tokens[i].tag[1]), tokens[i].attrs.get("id", ""), inline_text(tokens[i + 1]))
         for i in range(len(tokens) - 1)
         if tokens[i].type == "heading_open" and tokens[i].tag in ("h2", "h3")
     )

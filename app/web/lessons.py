@@ -35,9 +35,20 @@ def lesson_inline(text: str) -> Markup:
         return Markup.escape(text)
 
 
+@bp.app_template_filter("search_marks")
+def search_marks(match: dict) -> Markup:
+    """Show a matching sentence with its matched words in <mark>, everything escaped."""
+    text, out, at = match["text"], [], 0
+    for start, end in match["marks"]:
+        out += [Markup.escape(text[at:start]), Markup("<mark>%s</mark>") % text[start:end]]
+        at = end
+    out.append(Markup.escape(text[at:]))
+    return Markup("").join(out)
+
+
 @bp.get("/lessons/")
 def index():
-    """List the course by section, with search and progress marks."""
+    """List the course by section, with full-text search and progress marks."""
     lib = library()
     query = request.args.get("q", "").strip()[:MAX_QUERY]
     results = [hit.as_json() for hit in lib.search(query)] if query else None
@@ -84,9 +95,9 @@ def lesson(slug: str):
 
 @bp.get("/api/lessons/search")
 def search():
-    """Search lesson titles, tags, headings and summaries; JSON, best match first."""
+    """Search the lessons' full text; JSON, best match first, each with its matching sentences."""
     query = request.args.get("q", "")
     if len(query) > MAX_QUERY:
-        return jsonify(error=f"q: at most {MAX_QUERY} characters"), 400
+        return jsonify(error=f"q: at most {MAX_QUERY} characters; got {len(query)}"), 400
     hits = library().search(query.strip())
     return jsonify(query=query.strip(), results=[hit.as_json() for hit in hits])

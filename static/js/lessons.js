@@ -1,6 +1,6 @@
 // Lessons: progress marks kept in this browser (localStorage), "mark as done", clearing them,
-// live search on the index, and the table of contents on a lesson page. No data leaves the
-// browser except the search query, which goes to this app's /api/lessons/search.
+// live full-text search on the index, and the table of contents on a lesson page. No data
+// leaves the browser except the search query, which goes to this app's /api/lessons/search.
 (function () {
   "use strict";
 
@@ -80,7 +80,63 @@
     window.addEventListener("pageshow", () => showIndexProgress(root));
   }
 
-  // -- search -----------------------------------------------------------------------------------
+  // -- search ---------------------------------------------------------------------------------
+  // Every piece of text goes in as text (textContent, text nodes): a lesson's sentence may
+  // hold "<" and "&", and it is shown, never parsed.
+  function link(href, text, className) {
+    const a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    if (className) a.className = className;
+    return a;
+  }
+
+  function markedSentence(match) {
+    const span = document.createElement("span");
+    span.className = "snippet-text";
+    let at = 0;
+    match.marks.forEach(([start, end]) => {
+      span.append(document.createTextNode(match.text.slice(at, start)));
+      const mark = document.createElement("mark");
+      mark.textContent = match.text.slice(start, end);
+      span.append(mark);
+      at = end;
+    });
+    span.append(document.createTextNode(match.text.slice(at)));
+    return span;
+  }
+
+  function hitItem(hit) {
+    const li = document.createElement("li");
+    li.className = "search-hit";
+    const section = document.createElement("span");
+    section.className = "muted";
+    section.textContent = ` · ${hit.section}`;
+    li.append(link(hit.url, hit.title), " ", section);
+    if (hit.headings.length) {
+      const sub = document.createElement("ul");
+      sub.className = "search-headings";
+      hit.headings.forEach((h) => {
+        const item = document.createElement("li");
+        item.append(link(h.url, h.text));
+        sub.append(item);
+      });
+      li.append(sub);
+    }
+    if ((hit.matches || []).length) {
+      const snippets = document.createElement("ul");
+      snippets.className = "search-snippets";
+      hit.matches.forEach((m) => {
+        const item = document.createElement("li");
+        if (m.heading) item.append(link(m.heading.url, m.heading.text, "snippet-heading"), ": ");
+        item.append(markedSentence(m));
+        snippets.append(item);
+      });
+      li.append(snippets);
+    }
+    return li;
+  }
+
   function renderHits(box, query, payload) {
     box.replaceChildren();
     box.hidden = false;
@@ -94,29 +150,7 @@
     if (!hits.length) return;
     const list = document.createElement("ol");
     list.className = "search-hits";
-    hits.forEach((hit) => {
-      const li = document.createElement("li");
-      const a = document.createElement("a");
-      a.href = hit.url;
-      a.textContent = hit.title;
-      const section = document.createElement("span");
-      section.className = "muted";
-      section.textContent = ` · ${hit.section}`;
-      li.append(a, section);
-      if (hit.headings.length) {
-        const sub = document.createElement("ul");
-        hit.headings.forEach((h) => {
-          const hl = document.createElement("li");
-          const ha = document.createElement("a");
-          ha.href = h.url;
-          ha.textContent = h.text;
-          hl.appendChild(ha);
-          sub.appendChild(hl);
-        });
-        li.appendChild(sub);
-      }
-      list.appendChild(li);
-    });
+    hits.forEach((hit) => list.appendChild(hitItem(hit)));
     box.appendChild(list);
   }
 

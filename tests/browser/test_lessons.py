@@ -4,6 +4,7 @@ search, a phone and a printer; and every written lesson's live elements load."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from tests.conftest import LiveServer
+from tests.lessons.corpus import lessons_mentioning
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -84,7 +86,7 @@ def test_progress_marks_mark_as_done_and_clear(page, course_server):
 
 def test_search_box_finds_lessons_and_headings_as_you_type(page, course_server):
     page.goto(f"{course_server.url}/lessons/")
-    page.get_by_label("Search titles, headings and tags").fill("recursive doubling")
+    page.get_by_label("Search the lessons").fill("recursive doubling")
     results = page.locator('[data-role="search-results"]')
     expect(results).to_be_visible()
     expect(results.get_by_role("link", name="Tree basics")).to_have_attribute(
@@ -93,9 +95,45 @@ def test_search_box_finds_lessons_and_headings_as_you_type(page, course_server):
     expect(results.get_by_role("link", name="Recursive doubling")).to_have_attribute(
         "href", "/lessons/tree-basics#recursive-doubling"
     )
-    page.get_by_label("Search titles, headings and tags").fill("zzzz")
+    page.get_by_label("Search the lessons").fill("zzzz")
     expect(results).to_contain_text("No lesson matches “zzzz”.")
     assert page.console_errors == []
+
+
+def test_typing_the_placeholder_finds_every_lesson_that_mentions_it(page, live_server):
+    page.goto(f"{live_server.url}/lessons/")
+    box = page.get_by_label("Search the lessons")
+    term = re.search(r"NCCL_\w+", box.get_attribute("placeholder")).group()  # NCCL_ALGO
+    box.press_sequentially(term, delay=30)
+    results = page.locator('[data-role="search-results"]')
+    expected = lessons_mentioning(term)
+    expect(results).to_contain_text(f"{len(expected)} lessons match “{term}”.")
+    hits = results.locator("li.search-hit")
+    hrefs = [hits.nth(i).locator("a").first.get_attribute("href") for i in range(hits.count())]
+    assert sorted(hrefs) == sorted(f"/lessons/{slug}" for slug in expected)
+    for i in range(hits.count()):
+        snippet = hits.nth(i).locator(".search-snippets li").first
+        expect(snippet.locator("mark").first).to_have_text(re.compile(term, re.I))
+        expect(snippet.locator("a.snippet-heading")).to_have_attribute(
+            "href", re.compile(r"^/lessons/[a-z0-9-]+#[\w-]+$")
+        )
+    assert page.console_errors == []
+
+
+def test_a_matching_sentence_is_shown_as_text_never_as_markup(page, tmp_path):
+    shutil.copytree(FIXTURES, tmp_path / "lessons")
+    path = tmp_path / "lessons" / "ring-basics.md"
+    front = path.read_text().split("---\n")[1]
+    path.write_text(f"---\n{front}---\nTry `<img src=x onerror=window.hit=1>` zebrafish.\n")
+    app = create_app({"TESTING": True, "LESSONS_DIR": str(tmp_path / "lessons")})
+    with LiveServer(app) as server:
+        page.goto(f"{server.url}/lessons/")
+        page.get_by_label("Search the lessons").fill("zebrafish")
+        snippet = page.locator(".snippet-text")
+        expect(snippet).to_have_text("Try <img src=x onerror=window.hit=1> zebrafish.")
+        expect(snippet.locator("mark")).to_have_text("zebrafish")
+        assert snippet.locator("img").count() == 0
+        assert page.evaluate("window.hit") is None
 
 
 def test_a_lesson_fits_a_phone(browser, course_server):

@@ -352,6 +352,7 @@ PROBES = [
     ("GET", "/api/hardware", None),
     ("GET", "/api/quiz/topics", None),
     ("GET", "/api/lessons/search?q=ring", None),
+    ("GET", "/api/lessons/search?q=NCCL_ALGO", None),  # full text: sentences and marks
     ("GET", "/lab?collective=reduce&algorithm=binomial_tree&ranks=4&root=2", None),
 ]
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
 from app import create_app
+from tests.lessons.corpus import lessons_mentioning
 from tests.lessons.htmltools import parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,6 +20,20 @@ REAL_FILES = sorted((ROOT / "lessons").glob("*.md"))
 @pytest.fixture
 def fixture_client():
     return create_app({"TESTING": True, "LESSONS_DIR": str(FIXTURES)}).test_client()
+
+
+@pytest.fixture
+def write_lesson_dir(tmp_path):
+    """A client for a copy of the fixture course whose ring-basics body is replaced."""
+
+    def write(body: str):
+        shutil.copytree(FIXTURES, tmp_path / "lessons")
+        path = tmp_path / "lessons" / "ring-basics.md"
+        front = path.read_text().split("---\n")[1]
+        path.write_text(f"---\n{front}---\n{body}")
+        return create_app({"TESTING": True, "LESSONS_DIR": str(tmp_path / "lessons")}).test_client()
+
+    return write
 
 
 def page(client, url: str, status: int = 200):
@@ -205,7 +221,44 @@ def test_search_api_returns_ranked_lessons_with_heading_links(fixture_client):
 def test_search_api_rejects_an_overlong_query(fixture_client):
     response = fixture_client.get("/api/lessons/search?q=" + "x" * 201)
     assert response.status_code == 400
-    assert response.get_json() == {"error": "q: at most 200 characters"}
+    assert response.get_json() == {"error": "q: at most 200 characters; got 201"}
+
+
+@pytest.mark.parametrize("query", ["", "   ", "?!-", "%00", "\u202e\u0000"])
+def test_search_api_answers_empty_or_wordless_queries_with_no_results(fixture_client, query):
+    response = fixture_client.get("/api/lessons/search", query_string={"q": query})
+    assert response.status_code == 200
+    assert response.get_json()["results"] == []
+
+
+def test_search_api_finds_an_identifier_in_the_text_with_its_sentence(client):
+    data = client.get("/api/lessons/search?q=NCCL_ALGO").get_json()
+    assert {r["slug"] for r in data["results"]} == lessons_mentioning("NCCL_ALGO")
+    for result in data["results"]:
+        match = result["matches"][0]
+        assert [match["text"][a:b] for a, b in match["marks"]][0].upper() == "NCCL_ALGO"
+        if match["heading"]:
+            anchor = match["heading"]["url"].split("#")[1]
+            assert page(client, result["url"]).find(id=anchor) is not None
+
+
+def test_search_without_javascript_shows_the_sentence_with_the_word_marked(client):
+    results = page(client, "/lessons/?q=pxn").find("div", data_role="search-results")
+    hits = results.find_all("li", class_="search-hit")
+    assert [h.find("a").attrs["href"] for h in hits] == [
+        f"/lessons/{slug}" for slug in sorted(lessons_mentioning("PXN"))
+    ]
+    sentence = hits[0].find(class_="snippet-text")
+    assert [m.text for m in sentence.find_all("mark")][0] == "PXN"
+    assert "PXN" in sentence.text and len(sentence.text) > len("PXN")
+
+
+def test_search_escapes_what_it_shows(write_lesson_dir):
+    client = write_lesson_dir("Try `<img src=x onerror=alert(1)>` zebrafish here.\n")
+    html = client.get("/lessons/?q=zebrafish").get_data(as_text=True)
+    assert "<img src=x" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+    data = client.get("/api/lessons/search?q=zebrafish").get_json()
+    assert data["results"][0]["matches"][0]["text"].startswith("Try <img src=x")  # JSON: text
 
 
 # -- the real course -----------------------------------------------------------------------------
