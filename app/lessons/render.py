@@ -64,6 +64,7 @@ class RenderedLesson:
     toc: tuple[Heading, ...]
     live: tuple[str, ...]  # the live elements, e.g. ("lab:allreduce/ring", "calc:ddp_overlap")
     errors: tuple[str, ...]
+    has_instructor_notes: bool = False  # in the source, whichever view this is
 
 
 # -- markdown-it setup ---------------------------------------------------------------------------
@@ -420,7 +421,10 @@ def render_lesson(
         for i in range(len(tokens) - 1)
         if tokens[i].type == "heading_open" and tokens[i].tag in ("h2", "h3")
     )
-    return RenderedLesson(sanitize(html), toc, tuple(ctx.live), tuple(problems))
+    notes = any(
+        t.type == "container_instructor_open" for t in lesson_tokens(lesson.body, instructor=True)
+    )
+    return RenderedLesson(sanitize(html), toc, tuple(ctx.live), tuple(problems), notes)
 
 
 # -- the sanitizer -------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ def index():
     results = [hit.as_json() for hit in lib.search(query)] if query else None
     return render_template(
         "lessons/index.html",
+        first=next(iter(lib.lessons.values()), None),
         sections=lib.sections(),
         total=len(lib.lessons),
         planned=len(lib.course.entries),

@@ -136,6 +136,21 @@ def test_a_matching_sentence_is_shown_as_text_never_as_markup(page, tmp_path):
         assert page.evaluate("window.hit") is None
 
 
+def test_the_instructor_view_is_one_click_away_and_back(page, course_server):
+    page.goto(f"{course_server.url}/lessons/ring-basics")
+    notes = page.locator("aside.callout-instructor")
+    expect(notes).to_have_count(0)
+    page.get_by_role("link", name="Instructor view").click()
+    expect(notes).to_contain_text("Ask the room")
+    page.get_by_role("link", name="Learner view").click()
+    expect(page).to_have_url(f"{course_server.url}/lessons/ring-basics")
+    expect(notes).to_have_count(0)
+    page.goto(f"{course_server.url}/lessons/")
+    page.locator('[data-role="instructor-hint"] a').click()
+    expect(notes).to_contain_text("Ask the room")
+    assert page.console_errors == []
+
+
 def test_a_lesson_fits_a_phone(browser, course_server):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()

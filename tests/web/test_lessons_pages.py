@@ -168,6 +168,26 @@ def test_instructor_notes_show_only_with_instructor_1(fixture_client):
     assert teacher.find("p", class_="instructor-banner") is not None
 
 
+def test_a_lesson_with_instructor_notes_links_to_its_instructor_view_and_back(fixture_client):
+    learner = page(fixture_client, "/lessons/ring-basics")
+    link = learner.find("a", data_role="view-toggle")
+    assert (link.text.strip(), link.attrs["href"]) == (
+        "Instructor view",
+        "/lessons/ring-basics?instructor=1",
+    )
+    teacher = page(fixture_client, link.attrs["href"])
+    back = teacher.find("a", data_role="view-toggle")
+    assert (back.text.strip(), back.attrs["href"]) == ("Learner view", "/lessons/ring-basics")
+    # tree-basics has no instructor notes: nothing to switch to
+    assert page(fixture_client, "/lessons/tree-basics").find("a", data_role="view-toggle") is None
+
+
+def test_the_index_tells_teachers_about_the_instructor_view(fixture_client):
+    note = page(fixture_client, "/lessons/").find("p", data_role="instructor-hint")
+    assert "Instructor view" in note.text
+    assert note.find("a").attrs["href"] == "/lessons/ring-basics?instructor=1"
+
+
 @pytest.mark.parametrize(
     ("slug", "says"),
     [
