@@ -34,6 +34,11 @@
     };
   }
   function range(n) { return Array.from({ length: n }, (_, i) => i); }
+  function isDisplayed(el) {
+    if (!el.isConnected || !el.clientWidth || !el.clientHeight) return false;
+    const display = getComputedStyle(el).display;
+    return display !== "" && display !== "none";
+  }
   // Label every k-th row or column, k a power of two, so at most `most` labels show.
   function tickStep(n, most) { let k = 1; while (n / k > most) k *= 2; return k; }
   function formatBytes(b) {
@@ -871,9 +876,12 @@
       changed.clear();
       if (!this.run) return;
       for (const el of els) {
-        if (!el._fullLayout) continue;
+        // A plot that is hidden, has no box, or has left the page (a tab switched away, the
+        // content replaced) waits: Plotly refuses to resize it, and the observer calls again
+        // once it is shown.
+        if (!el._fullLayout || !isDisplayed(el)) continue;
         global.Plotly.Plots.resize(el).then(() => {
-          if (el !== this.topology.el) return;
+          if (el !== this.topology.el || !isDisplayed(el)) return;
           this.topology.resize(); // node sizes and labels follow the new scale
           this.topology.render(0);
         });

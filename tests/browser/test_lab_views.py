@@ -1,0 +1,116 @@
+"""How the lab draws, measured in real headless Chromium: no console errors when plots are
+resized or hidden, tree titles clear of the ranks, readable ring arrows at 64 ranks, rank
+colours apart from chunk colours, and chart legends clear of the marks they explain."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+PROJECTOR = {"width": 1700, "height": 1000}  # the page's type grows from 1600 px up
+
+RECEIVED = """() => {
+  const counter = document.querySelector('.player [data-role="counter"]').textContent;
+  const badge = document.querySelector('.player [data-role="badge"]').textContent;
+  return /of [1-9]/.test(counter) && !/receiving|starting/.test(badge);
+}"""
+
+
+def run_lab(page, live_server, query: str, viewport: dict = DESKTOP) -> None:
+    """Open the lab with `query`, run it, and wait until every step has arrived."""
+    page.set_viewport_size(viewport)
+    page.goto(f"{live_server.url}/lab?{query}")
+    page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
+    page.click("#run")
+    page.wait_for_function(RECEIVED, timeout=60_000)
+
+
+def show_step(page, step: int) -> None:
+    """Move the scrubber to `step` (as a learner drags it) and wait until it is drawn."""
+    page.evaluate(
+        """(k) => { const s = document.querySelector('.player [data-role="scrubber"]');
+          s.value = String(k); s.dispatchEvent(new Event('input', {bubbles: true})); }""",
+        step,
+    )
+    page.wait_for_function(
+        "(k) => document.querySelector('[data-role=player]').dataset.drawnStep === String(k)",
+        arg=step,
+    )
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    return (
+        a["left"] < b["right"]
+        and b["left"] < a["right"]
+        and a["top"] < b["bottom"]
+        and b["top"] < a["bottom"]
+    )
+
+
+# ---- A: no console errors when plots are resized, hidden and shown again ------------------
+
+
+def test_lab_logs_no_error_through_resizes_reruns_theme_switches_and_leaving(live_server, page):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8")
+    for size in (PHONE, {"width": 900, "height": 700}, DESKTOP, {"width": 600, "height": 900}):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(250)  # the views refit 120 ms after their boxes settle
+    page.select_option("#algorithm", "double_binary_tree")
+    page.click("#run")
+    page.wait_for_function(RECEIVED)
+    page.set_viewport_size(DESKTOP)
+    page.click('[data-role="theme-toggle"]')
+    page.wait_for_timeout(250)
+    page.click('[data-role="theme-toggle"]')
+    page.set_viewport_size(PHONE)
+    page.wait_for_timeout(400)
+    # Leave without a navigation, as a single-page wiki swaps its content: the plots leave
+    # the document while their resize observer still watches them.
+    page.set_content("<!doctype html><title>elsewhere</title><p>Another page</p>")
+    page.wait_for_timeout(400)
+    assert page.console_errors == []
+
+
+TABS = """<!doctype html><title>wiki</title><link rel="icon" href="data:,">
+<button id="show-embed">Animation</button> <button id="show-notes">Notes</button>
+<div id="embed-tab"><iframe id="frame" src="{src}" width="760" height="520" style="border:0"
+  title="Collective Lab"></iframe></div>
+<div id="notes-tab" style="display:none"><p>Notes</p></div>
+<script>
+  const tab = (show, hide) => { document.getElementById(show).style.display = "";
+    document.getElementById(hide).style.display = "none"; };
+  document.getElementById("show-embed").onclick = () => tab("embed-tab", "notes-tab");
+  document.getElementById("show-notes").onclick = () => tab("notes-tab", "embed-tab");
+</script>"""
+
+PLOT_FITS = """() => {
+  const el = document.querySelector('[data-role="topology"]');
+  const svg = el.querySelector('svg.main-svg');
+  return svg !== null && Math.abs(svg.getBoundingClientRect().width - el.clientWidth) <= 2;
+}"""
+
+
+def test_an_embed_in_a_hidden_tab_logs_no_error_and_refits_when_shown(live_server, page):
+    """A wiki page's tabs hide the embed (display: none) and show it again at another size."""
+    host = f"{live_server.url}/__wiki-tabs"
+    src = f"{live_server.url}/embed/allreduce/ring?ranks=8&autoplay=1&speed=8"
+    body = TABS.replace("{src}", src)
+    page.route(host, lambda route: route.fulfill(content_type="text/html", body=body))
+    page.goto(host)
+    frame = page.wait_for_selector("iframe").content_frame()
+    frame.wait_for_function("() => document.querySelector('[data-role=player]').dataset.drawnStep")
+    page.click("#show-notes")
+    page.wait_for_timeout(400)
+    page.evaluate("document.getElementById('frame').width = '520'")  # resized while hidden
+    page.wait_for_timeout(400)
+    page.click("#show-embed")
+    frame.wait_for_function(PLOT_FITS)
+    page.click("#show-notes")
+    page.wait_for_timeout(400)
+    page.click("#show-embed")
+    page.wait_for_timeout(400)
+    assert frame.evaluate(PLOT_FITS)
+    assert page.console_errors == []
