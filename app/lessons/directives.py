@@ -150,7 +150,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
     return (
         f'<figure class="live live-lab" data-live="lab">'
         f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(title)}" '
-        f'loading="lazy" data-follows-theme></iframe></div>'
+        f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"<figcaption>{ctx.inline(text)} "
         f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
         f"</figure>"
@@ -176,7 +176,7 @@ def render_calc(d: Directive, ctx: Context) -> str:
     return (
         f'<figure class="live live-calc" data-live="calc">'
         f'<div class="live-frame"><iframe src="{escape(src)}" title="Calculator: {escape(label)}" '
-        f'loading="lazy" data-follows-theme></iframe></div>'
+        f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"<figcaption>{ctx.inline(text)} "
         f'<a class="live-open" href="{escape(src)}">Open the calculator</a></figcaption>'
         f"</figure>"

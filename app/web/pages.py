@@ -1,16 +1,31 @@
-"""HTML pages that are not a feature of their own: home and the health check."""
+"""HTML pages that are not a feature of their own: home, the health check and the site icon."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, current_app, jsonify, render_template, send_from_directory
 
 bp = Blueprint("pages", __name__)
+
+ICON = "favicon.svg"
+ICON_MAX_AGE_S = 24 * 3600
 
 
 @bp.get("/")
 def home():
     """Show what the app is and where to start."""
     return render_template("pages/home.html")
+
+
+@bp.get("/favicon.ico")
+def favicon():
+    """Serve the site icon where browsers look for it unasked, so no page or embed logs a 404.
+
+    Pages link static/favicon.svg themselves (templates/base.html); this answers browsers and
+    host pages that ask for /favicon.ico anyway. Chromium and Firefox draw an SVG served here.
+    """
+    return send_from_directory(
+        current_app.static_folder, ICON, mimetype="image/svg+xml", max_age=ICON_MAX_AGE_S
+    )
 
 
 @bp.get("/healthz")

@@ -16,7 +16,7 @@
     decimal: [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"], [1, "B"]],
   };
   const MOST_LOG_TICKS = 7;
-  const PLOT_HEIGHT = 250; // px of a chart without its legend; phones included
+  const PLOT_HEIGHT = { full: 250, compact: 210 }; // px of a chart without its legend
   const LEGEND_ROW = 22; // px per row of legend entries
   const LEGEND_ENTRY = 150; // px per legend entry: the longest names fit ("double binary tree")
 
@@ -93,6 +93,7 @@
       this.controller = null;
       this.revision = 0;
       this.result = this.data.result;
+      this.compact = root.classList.contains("calc-compact"); // the embed: every pixel counts
       for (const name of this.fields.keys()) this.syncFromNumber(name);
       this.filterAlgorithms();
       this.bind();
@@ -425,6 +426,7 @@
     baseLayout() {
       const style = getComputedStyle(this.root);
       return {
+        height: this.compact ? PLOT_HEIGHT.compact : PLOT_HEIGHT.full,
         margin: { l: 64, r: 16, t: 8, b: 48 },
         paper_bgcolor: "rgba(0,0,0,0)",
         plot_bgcolor: "rgba(0,0,0,0)",
@@ -532,7 +534,7 @@
       layout.barmode = "overlay";
       layout.xaxis = { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" };
       layout.yaxis = { automargin: true, autorange: "reversed" };
-      layout.height = 200; // two bars
+      layout.height = Math.min(layout.height, 200); // two bars
       return { traces, layout };
     }
   }
@@ -547,7 +549,7 @@
     layout.legend.x = -l / Math.max(1, width - l - r);
     layout.legend.entrywidth = Math.floor((width - r) / columns) - 48; // less symbol and gaps
     layout.legend.entrywidthmode = "pixels";
-    layout.height = (layout.height || PLOT_HEIGHT) + rows * LEGEND_ROW;
+    layout.height += rows * LEGEND_ROW;
   }
 
   // Ticks at powers of ten over the positive `values`, at most MOST_LOG_TICKS of them.

@@ -122,8 +122,10 @@
   function openShare() {
     const link = `${location.origin}${config.urls.lab}?${query()}`;
     const name = `${title()} (${ui.algorithm.value.replace(/_/g, " ")}) on ${int(ui.ranks, 8)} ranks, Collective Lab`;
+    // The frame, and the one-line script that sizes it to its content (static/js/embed-resize.js).
     const snippet = `<iframe src="${escapeAttr(embedUrl())}" width="760" height="520" `
-      + `style="border:0;max-width:100%" title="${escapeAttr(name)}" loading="lazy"></iframe>`;
+      + `style="border:0;max-width:100%" title="${escapeAttr(name)}" loading="lazy" data-collective-lab></iframe>\n`
+      + `<script src="${location.origin}/static/js/embed-resize.js" async></script>`;
     ui.dialog.querySelector('[data-role="share-link"]').value = link;
     ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
     ui.dialog.querySelector('[data-role="copy-status"]').textContent = "";

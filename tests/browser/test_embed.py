@@ -9,6 +9,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from app import create_app
+from tests.browser.test_lessons import FIXTURES
+from tests.conftest import TEST_CONFIG, LiveServer
+
 pytestmark = pytest.mark.browser
 
 COUNTER = '[data-role="counter"]'
@@ -69,7 +73,7 @@ def watch_counter(frame, until: str, timeout_s: float = 60) -> list[str]:
 
 def test_embed_autoplays_to_the_end_inside_an_iframe(live_server, page, wiki):
     frame = host_page(
-        page, wiki, f"{live_server.url}/embed/allreduce/ring?ranks=8&autoplay=1&speed=4"
+        page, wiki, f"{live_server.url}/embed/allreduce/ring?ranks=8&autoplay=1&speed=1"
     )
     seen = watch_counter(frame, "step 14 of 14")
     assert len(seen) >= 5, f"the animation should pass through the steps, saw {seen}"
@@ -153,4 +157,131 @@ def test_the_snippet_pasted_into_a_local_html_file_plays(live_server, page, tmp_
     frame.wait_for_selector(COUNTER)
     watch_counter(frame, "step 6 of 6")
     frame.wait_for_function(f"() => document.querySelector('{BADGE}').dataset.state === 'ok'")
+    assert page.console_errors == []
+
+
+# -- sizing: the calculator embed at the snippet's size, and frames sized to their content ------
+
+CALCULATORS = (
+    "compare",
+    "compression",
+    "crossover",
+    "ddp_overlap",
+    "hierarchical",
+    "moe",
+    "parallelism_3d",
+    "zero",
+)
+SNIPPET_FRAME = 'width="760" height="520" style="border:0;max-width:100%"'  # the share dialog's
+OUT_OF_VIEW = """() => {
+  const shown = (el) => {
+    const r = el && el.getBoundingClientRect();
+    return r && r.height > 0 && r.top >= 0 && r.left >= 0
+      && r.bottom <= innerHeight && r.right <= innerWidth;
+  };
+  const parts = {
+    "the answer": document.querySelector(".calc-outputs"),
+    "the chart's plot area": document.querySelector(".calc-chart .nsewdrag"),
+  };
+  return Object.keys(parts).filter((name) => !shown(parts[name]));
+}"""
+
+
+def wiki_page(page, wiki, body: str):
+    """Open a page of the other-origin wiki holding `body`."""
+    folder, url = wiki
+    (folder / "wiki.html").write_text(
+        f'<!doctype html><title>wiki</title><link rel="icon" href="data:,">{body}'
+    )
+    page.goto(f"{url}/wiki.html")
+
+
+@pytest.mark.parametrize("viewport", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
+def test_a_calculator_shows_its_answer_and_chart_inside_the_snippets_frame(
+    browser, live_server, wiki, viewport
+):
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        for name in CALCULATORS:
+            wiki_page(
+                page,
+                wiki,
+                f'<iframe src="{live_server.url}/embed/calc/{name}" {SNIPPET_FRAME}'
+                ' title="calculator"></iframe>',
+            )
+            frame = page.wait_for_selector("iframe").content_frame()
+            frame.wait_for_selector(".calc-chart .main-svg")
+            missing = frame.evaluate(OUT_OF_VIEW)
+            assert missing == [], f"{name}: {missing} outside the {width}-wide page's frame"
+            assert frame.evaluate("scrollY") == 0
+    finally:
+        context.close()
+
+
+FRAME_FITS = """(selector) => {
+  const f = document.querySelector(selector);
+  const doc = f.contentDocument;
+  return Boolean(doc && doc.querySelector(".calc-chart .main-svg")
+    && f.clientHeight >= doc.documentElement.scrollHeight);
+}"""
+
+
+def test_the_resize_script_fits_a_marked_frame_to_its_calculator(page, live_server, wiki):
+    src = f"{live_server.url}/embed/calc/ddp_overlap"
+    wiki_page(
+        page,
+        wiki,
+        f'<iframe id="sized" src="{src}" {SNIPPET_FRAME} title="sized" data-collective-lab>'
+        f'</iframe><iframe id="plain" src="{src}" {SNIPPET_FRAME} title="plain"></iframe>'
+        f'<script src="{live_server.url}/static/js/embed-resize.js" async></script>',
+    )
+    sized, plain = page.locator("#sized"), page.locator("#plain")
+    frame = sized.element_handle().content_frame()
+    frame.wait_for_selector(".calc-chart .main-svg")
+    # Cross-origin: the page cannot read the frame, so compare the frame's own view of itself.
+    frame.wait_for_function("() => innerHeight >= document.documentElement.scrollHeight")
+    assert sized.bounding_box()["height"] > 520
+    grown = sized.bounding_box()["height"]
+    assert plain.bounding_box()["height"] == 520, "a frame without the attribute is left alone"
+    # Only a marked frame's own window may size it; the page posting to itself changes nothing.
+    page.evaluate("postMessage({type: 'collective-lab:height', height: 5000}, '*')")
+    page.wait_for_timeout(300)
+    assert sized.bounding_box()["height"] == grown
+    assert page.console_errors == []
+
+
+def test_the_share_dialog_offers_the_frame_and_its_resize_script(page, live_server, wiki):
+    page.goto(f"{live_server.url}/lab?collective=allgather&algorithm=ring&ranks=4")
+    page.click("#share")
+    snippet = page.locator('[data-role="share-snippet"]').input_value()
+    iframe, _, script = snippet.partition("</iframe>")
+    assert " data-collective-lab" in iframe and 'width="760" height="520"' in iframe
+    assert script.strip() == (
+        f'<script src="{live_server.url}/static/js/embed-resize.js" async></script>'
+    )
+    page.console_errors.clear()  # the lab's own page is another test's business
+
+    wiki_page(page, wiki, snippet)
+    frame = page.wait_for_selector("iframe").content_frame()
+    frame.wait_for_selector(COUNTER)
+    assert page.evaluate("window.CollectiveLabResize === true"), "the script ran on the wiki"
+    assert page.console_errors == []
+
+
+@pytest.fixture(scope="module")
+def fixture_lessons():
+    """The fixture lessons: tree-basics holds a @calc compare."""
+    with LiveServer(create_app({**TEST_CONFIG, "LESSONS_DIR": str(FIXTURES)})) as server:
+        yield server
+
+
+def test_a_lessons_calculator_frame_grows_to_fit_its_content(page, fixture_lessons):
+    page.goto(f"{fixture_lessons.url}/lessons/tree-basics")
+    selector = "figure.live-calc iframe"
+    page.locator(selector).scroll_into_view_if_needed()
+    page.wait_for_function(FRAME_FITS, arg=selector)
+    frame = page.locator(selector).element_handle().content_frame()
+    assert frame.evaluate("scrollY") == 0
     assert page.console_errors == []

@@ -92,6 +92,8 @@ def test_lab_embeds_the_animation_with_a_caption_and_a_lab_link(course):
     }
     assert figure.find("iframe").attrs["title"] == "Live animation: AllReduce, ring, 8 ranks"
     assert figure.find("iframe").attrs["loading"] == "lazy"
+    # the page sizes it to its content and tells it the theme (embed-resize.js, theme.js)
+    assert {"data-collective-lab", "data-follows-theme"} <= set(figure.find("iframe").attrs)
     link = urlsplit(figure.find("a", class_="live-open").attrs["href"])
     assert link.path == "/lab"
     assert parse_qs(link.query) == {
@@ -151,6 +153,7 @@ def test_calc_embeds_the_widget_with_its_inputs(course):
     assert src.path == "/embed/calc/ddp_overlap"
     assert parse_qs(src.query) == {"params": ["300000000"], "bucket_mib": ["25"]}
     assert frame.attrs["title"] == "Calculator: DDP: how much gradient sync hides behind backward?"
+    assert {"data-collective-lab", "data-follows-theme"} <= set(frame.attrs)
     assert figure.find("a", class_="live-open").attrs["href"] == frame.attrs["src"]
     assert figure.find("figcaption").text.startswith("DDP: how much gradient sync hides")
     assert ctx.live == ["calc:ddp_overlap"]

@@ -503,6 +503,7 @@ RULES = rules()
 def test_the_fuzzing_covers_every_endpoint_of_the_app():
     endpoints = {endpoint for _, endpoint, _, _ in RULES}
     assert {"api.simulate_run", "costs.calc", "quiz.answer", "lab.embed", "static"} <= endpoints
+    assert {"lessons.search", "lessons.index", "pages.favicon"} <= endpoints
     assert ("/api/simulate", "POST") in {(r, m) for r, _, m, _ in RULES}
     assert ("/api/quiz/answer", "POST") in {(r, m) for r, _, m, _ in RULES}
 
