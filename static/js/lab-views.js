@@ -11,6 +11,7 @@
   const CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false, doubleClick: false };
   const MANY_CHUNKS = "#6b6f78"; // a message of more than FAN chunks: one neutral arrow
   const FAN = 4;
+  const TITLE_SIZE = 13; // px, the tree titles
 
   // ---- small helpers ---------------------------------------------------------------------
   function cssVar(name) {
@@ -34,6 +35,12 @@
     };
   }
   function range(n) { return Array.from({ length: n }, (_, i) => i); }
+  let measurer = null;
+  function textWidth(text, size, font) {
+    measurer = measurer || document.createElement("canvas").getContext("2d");
+    measurer.font = `${size}px ${font}`;
+    return measurer.measureText(text).width;
+  }
   function isDisplayed(el) {
     if (!el.isConnected || !el.clientWidth || !el.clientHeight) return false;
     const display = getComputedStyle(el).display;
@@ -184,7 +191,9 @@
         range(p).forEach((r) => geo.nodes.push({ rank: r, x: dx + lay.x[r], y: top - lay.depth[r] * dy, tree: t }));
         parent.forEach((q, r) => { if (q >= 0 && q < p && q !== r) geo.edges.push([base + r, base + q]); });
         if (parents.length > 1) {
-          geo.labels.push({ x: dx + (lay.width - 1) / 2, y: top + dy * 0.7, text: `tree ${t + 1}` });
+          // A title beside its root, where the row is empty (TopologyView places it in pixels).
+          const root = range(p).find((r) => !(parent[r] >= 0 && parent[r] < p && parent[r] !== r));
+          geo.labels.push({ text: `tree ${t + 1}`, left: dx, root: { x: dx + lay.x[root], y: top } });
         }
         if (stacked) top -= (lay.maxDepth + 1) * dy + dy * 0.6;
         else dx += lay.width + 1.5;
@@ -259,12 +268,13 @@
       const g = this.geo, p = run.p, t = this.t;
       const xs = g.nodes.map((n) => n.x), ys = g.nodes.map((n) => n.y);
       for (const b of g.boxes) { xs.push(b.x0, b.x1); ys.push(b.y0, b.y1); }
-      for (const l of g.labels) { ys.push(l.y); }
       const span = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys), 1);
       const pad = Math.max(g.unit * 0.35, 0.08 * span);
-      this.xr = [Math.min(...xs) - pad, Math.max(...xs) + pad];
+      this.fitXr = [Math.min(...xs) - pad, Math.max(...xs) + pad];
+      this.xr = this.fitXr.slice();
       this.yr = [Math.min(...ys) - pad, Math.max(...ys) + pad];
       this._measure();
+      this._placeTitles();
       const edge = (list) => {
         const x = [], y = [];
         for (const [a, b] of list) { x.push(g.nodes[a].x, g.nodes[b].x, null); y.push(g.nodes[a].y, g.nodes[b].y, null); }
@@ -290,11 +300,36 @@
         annotations: g.boxes.map((b) => ({
           x: b.x0, y: b.y1, text: b.label, showarrow: false, xanchor: "left", yanchor: "bottom",
           font: { color: t.muted, size: 12 },
-        })).concat(g.labels.map((l) => ({
-          x: l.x, y: l.y, text: l.text, showarrow: false, font: { color: t.muted, size: 13 },
-        }))),
+        })).concat(this._titles()),
       });
       this.drawn = null;
+    }
+
+    // Each tree's title sits on its root's row, at the tree's left edge, or further left when
+    // the tree is too narrow for it there: clear of the root, its label and every other rank.
+    // The plot widens on the left if a title needs the room.
+    _placeTitles() {
+      const labels = this.geo.labels;
+      if (!labels.length) return;
+      for (let pass = 0; pass < 3; pass++) {
+        const gap = (this.nodePx / 2 + 12) / this.pxPerUnit;
+        let left = this.xr[0];
+        for (const l of labels) {
+          const width = textWidth(l.text, TITLE_SIZE, this.t.font) / this.pxPerUnit;
+          l.x = Math.min(l.left, l.root.x - gap - width);
+          left = Math.min(left, l.x - 6 / this.pxPerUnit);
+        }
+        if (left >= this.xr[0]) return;
+        this.xr[0] = left;
+        this._measure();
+      }
+    }
+
+    _titles() {
+      return this.geo.labels.map((l) => ({
+        x: l.x, y: l.root.y, text: l.text, showarrow: false, xanchor: "left", yanchor: "middle",
+        font: { color: this.t.muted, size: TITLE_SIZE },
+      }));
     }
 
     // The ranks: numbered inside the markers when they are big enough, else beside them.
@@ -433,8 +468,16 @@
 
     resize() {
       if (!this.run) return;
+      this.xr = this.fitXr.slice();
       this._measure();
+      this._placeTitles();
       this._nodes();
+      if (!this.geo.labels.length) return;
+      const boxes = this.layout.annotations.slice(0, this.geo.boxes.length);
+      this.layout = Object.assign({}, this.layout, {
+        xaxis: Object.assign({}, this.layout.xaxis, { range: this.xr.slice() }),
+        annotations: boxes.concat(this._titles()),
+      });
     }
   }
 

@@ -114,3 +114,48 @@ def test_an_embed_in_a_hidden_tab_logs_no_error_and_refits_when_shown(live_serve
     page.wait_for_timeout(400)
     assert frame.evaluate(PLOT_FITS)
     assert page.console_errors == []
+
+
+# ---- B: the tree titles clear every rank and label -------------------------------------------
+
+TREE_TITLES = """() => {
+  const el = document.querySelector('.lab [data-role="topology"]');
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
+  const titles = [...el.querySelectorAll('.annotation-text')]
+    .filter((t) => /^tree \\d$/.test(t.textContent))
+    .map((t) => ({text: t.textContent, box: box(t)}));
+  const labels = [...el.querySelectorAll('.scatterlayer .textpoint text')]
+    .filter((t) => t.textContent !== '')
+    .map((t) => ({text: 'label ' + t.textContent, box: box(t)}));
+  const ranks = [...el.querySelectorAll('.scatterlayer .points path.point')]
+    .map((p) => ({text: 'marker', box: box(p)})).filter((p) => p.box.width > 0);
+  return {titles, others: labels.concat(ranks), plot: box(el)};
+}"""
+
+
+def assert_tree_titles_clear(page, ranks: int) -> None:
+    drawn = page.evaluate(TREE_TITLES)
+    assert [t["text"] for t in drawn["titles"]] == ["tree 1", "tree 2"]
+    plot = drawn["plot"]
+    for title in drawn["titles"]:
+        box = title["box"]
+        assert plot["left"] <= box["left"] and box["right"] <= plot["right"], (ranks, title)
+        hits = [o["text"] for o in drawn["others"] if overlaps(box, o["box"])]
+        assert hits == [], f"{ranks} ranks: {title['text']} overlaps {hits}"
+
+
+@pytest.mark.parametrize(
+    ("viewport", "resized"), [(DESKTOP, PHONE), (PHONE, DESKTOP)], ids=["desktop", "phone"]
+)
+def test_tree_titles_overlap_no_rank_or_label(live_server, page, viewport, resized):
+    for ranks in (4, 8, 32, 64):  # side by side while narrow, stacked once wide
+        query = f"collective=allreduce&algorithm=double_binary_tree&ranks={ranks}&speed=8"
+        run_lab(page, live_server, query, viewport)
+        show_step(page, 1)
+        assert_tree_titles_clear(page, ranks)
+    page.set_viewport_size(resized)  # the plot refits: titles move with the new scale
+    page.wait_for_function(PLOT_FITS)
+    page.wait_for_timeout(400)
+    assert_tree_titles_clear(page, 64)
+    assert page.console_errors == []
