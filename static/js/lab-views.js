@@ -9,9 +9,15 @@
   "use strict";
   const P = global.Palette;
   const CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false, doubleClick: false };
-  const MANY_CHUNKS = "#6b6f78"; // a message of more than FAN chunks: one neutral arrow
+  // One neutral arrow for several chunks: a message of more than FAN chunks, or neighbours'
+  // transfers drawn together along a circle.
+  const MANY_CHUNKS = "#6b6f78";
   const FAN = 4;
   const TITLE_SIZE = 13; // px, the tree titles
+  const ROUND = new Set(["ring", "circulant", "complete", undefined]); // ranks on a circle
+  const MIN_ARROW_PX = 28; // shorter than this between two ranks, an arrow reads as a bow-tie
+  const RUN_PX = 56; // an arrow along the circle covers at least this much of it
+  const GAP_PX = 3; // between two arrows along the circle
 
   // ---- small helpers ---------------------------------------------------------------------
   function cssVar(name) {
@@ -122,6 +128,43 @@
     roots.forEach((r) => visit(r, 0));
     range(p).forEach((r) => visit(r, 0)); // anything a cycle left out
     return { x, depth, width: Math.max(leaf, 1), maxDepth };
+  }
+
+  // One arrow: a polyline added to the trace of its colour, op and width, with its head (a
+  // marker size, 0 for none) on the last point.
+  function addArrow(groups, style, xs, ys, head, hover) {
+    const key = `${style.color}|${style.op}|${style.width}`;
+    let grp = groups.get(key);
+    if (!grp) {
+      grp = Object.assign({}, style, { x: [], y: [], size: [], text: [] });
+      groups.set(key, grp);
+    }
+    xs.forEach((x, i) => {
+      grp.x.push(x); grp.y.push(ys[i]);
+      grp.size.push(i === xs.length - 1 ? head : 0);
+      grp.text.push(hover);
+    });
+    grp.x.push(null); grp.y.push(null); grp.size.push(0); grp.text.push("");
+  }
+
+  // Runs of consecutive circle positions present in `at` (position → item), in order; a full
+  // circle is one run from position 0.
+  function stretches(at, n) {
+    const starts = [...at.keys()].filter((i) => !at.has((i - 1 + n) % n)).sort((a, b) => a - b);
+    if (!starts.length && at.size) starts.push(Math.min(...at.keys()));
+    return starts.map((i0) => {
+      const run = [];
+      for (let i = i0; at.has(i) && run.length < n; i = (i + 1) % n) run.push(at.get(i));
+      return run;
+    });
+  }
+
+  // A run cut into pieces of k, the last folded into the one before when it is under k / 2.
+  function pieces(list, k) {
+    const out = [];
+    for (let i = 0; i < list.length; i += k) out.push(list.slice(i, i + k));
+    if (out.length > 1 && out[out.length - 1].length < k / 2) out[out.length - 2].push(...out.pop());
+    return out;
   }
 
   const CUBE = [[1, 0], [0, -1], [0.5, 0.42]];
@@ -397,11 +440,24 @@
       const dense = messages.size > 300;
       const segs = transfers.length > 800 ? 1 : transfers.length > 200 ? 3 : 8;
       const thin = p > 32 ? 1.4 : 2.2;
+      const round = ROUND.has(g.kind) && !dense;
+      const short = [];
       for (const m of messages.values()) {
         const a = g.nodes[g.nodeOf(m.src, m.dst)], b = g.nodes[g.nodeOf(m.dst, m.src)];
         if (!a || !b) continue;
         const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
         const ux = dx / len, uy = dy / len, nx = uy, ny = -ux; // normal: right of travel
+        const sx = a.x + ux * r, sy = a.y + uy * r, ex = b.x - ux * r, ey = b.y - uy * r;
+        // Too short to read between two neighbours on a circle: drawn along the circle, with
+        // its neighbours' arrows, by _ringArrows.
+        if (round && (len - 2 * r) * this.pxPerUnit < MIN_ARROW_PX) {
+          short.push(m);
+          for (const chunk of m.chunks.slice(0, FAN)) {
+            packets.x0.push(sx); packets.y0.push(sy); packets.x1.push(ex); packets.y1.push(ey);
+            packets.color.push(chunkColor(chunk, this.t));
+          }
+          continue;
+        }
         const kind = g.linkKind(m.src, m.dst);
         const width = dense ? 0.7 : kind === "inter" ? 3.2 : kind === "intra" ? 1.3 : thin;
         const fan = m.chunks.length <= FAN ? m.chunks : [null];
@@ -413,32 +469,88 @@
             : `chunk ${P.chunkLabel(chunk)}`;
           const hover = `r${m.src} → r${m.dst} · ${what} · ${m.op}${kind ? ` · ${kind}-node` : ""} · ${formatBytes(chunk === null ? bytes : chunkBytes(run, chunk))}`;
           const bend = Math.min(0.1 * len, 0.3 * g.unit) + 0.12 * g.unit * i;
-          const sx = a.x + ux * r, sy = a.y + uy * r, ex = b.x - ux * r, ey = b.y - uy * r;
           const cx = (sx + ex) / 2 + nx * bend * 2, cy = (sy + ey) / 2 + ny * bend * 2;
-          const key = `${color}|${m.op}|${width}`;
-          let grp = groups.get(key);
-          if (!grp) {
-            grp = { color, op: m.op, width, x: [], y: [], size: [], text: [] };
-            groups.set(key, grp);
-          }
+          const xs = [], ys = [];
           for (let s = 0; s <= segs; s++) {
             const tt = s / segs, u = 1 - tt;
-            grp.x.push(u * u * sx + 2 * u * tt * cx + tt * tt * ex);
-            grp.y.push(u * u * sy + 2 * u * tt * cy + tt * tt * ey);
-            grp.size.push(s === segs && !dense ? Math.max(8, Math.min(14, width * 3.2 + 4)) : 0);
-            grp.text.push(hover);
+            xs.push(u * u * sx + 2 * u * tt * cx + tt * tt * ex);
+            ys.push(u * u * sy + 2 * u * tt * cy + tt * tt * ey);
           }
-          grp.x.push(null); grp.y.push(null); grp.size.push(0); grp.text.push("");
+          const head = dense ? 0 : Math.max(8, Math.min(14, width * 3.2 + 4));
+          addArrow(groups, { color, op: m.op, width }, xs, ys, head, hover);
           packets.x0.push(sx); packets.y0.push(sy); packets.x1.push(ex); packets.y1.push(ey);
           packets.color.push(color);
         });
       }
+      if (short.length) this._ringArrows(short, groups);
       const traces = [...groups.values()].map((grp) => ({
         type: "scatter", mode: dense ? "lines" : "lines+markers", opacity: dense ? 0.35 : 1, x: grp.x, y: grp.y, hoverinfo: "text", text: grp.text,
         line: { color: grp.color, width: grp.width, dash: grp.op === "copy" ? "dash" : "solid" },
         marker: { size: grp.size, color: grp.color, symbol: "arrow", angleref: "previous", line: { width: 0 } },
       }));
       return { traces, packets };
+    }
+
+    // Messages between near neighbours on a circle (a ring's every step at 32 or 64 ranks):
+    // one arrow per stretch of consecutive senders that send the same distance the same way,
+    // drawn on an arc just inside the circle and cut into pieces at least RUN_PX long, so a
+    // step reads as "each rank sends to its neighbour" instead of 64 bow-ties. The hover of
+    // each arrow names every transfer it carries.
+    _ringArrows(messages, groups) {
+      const g = this.geo, n = g.nodes.length;
+      const byWay = new Map();
+      for (const m of messages) {
+        const i = g.nodeOf(m.src), j = g.nodeOf(m.dst);
+        let d = (((j - i) % n) + n) % n;
+        if (d > n / 2) d -= n;
+        const key = `${d}|${m.op}`;
+        if (!byWay.has(key)) byWay.set(key, { d, op: m.op, at: new Map() });
+        byWay.get(key).at.set(i, m);
+      }
+      const ways = [...byWay.values()].sort((a, b) => (b.d > 0) - (a.d > 0) || Math.abs(a.d) - Math.abs(b.d));
+      const hop = (2 * Math.PI) / n;
+      ways.forEach((way, lane) => {
+        const radius = 1 - (this.nodePx / 2 + 6 + lane * 7) / this.pxPerUnit;
+        const hopPx = hop * radius * this.pxPerUnit;
+        const span = Math.abs(way.d) - 1;
+        let k = 1;
+        while ((k + span) * hopPx < RUN_PX && k < n) k *= 2;
+        for (const stretch of stretches(way.at, n)) {
+          if (way.d < 0) stretch.reverse(); // counter-clockwise: start from the last sender
+          for (const piece of pieces(stretch, k)) this._arc(piece, way, radius, groups);
+        }
+      });
+    }
+
+    _arc(piece, way, radius, groups) {
+      const run = this.run, g = this.geo, n = g.nodes.length;
+      const dir = Math.sign(way.d), hop = (2 * Math.PI) / n;
+      const first = g.nodeOf(piece[0].src);
+      let a0 = first * hop, a1 = a0 + (piece.length - 1 + Math.abs(way.d)) * hop * dir;
+      const px = radius * this.pxPerUnit;
+      // Leave a gap between neighbouring pieces; stretch a lone short one to a readable length.
+      const gap = GAP_PX / px, least = MIN_ARROW_PX / px;
+      a0 += gap * dir; a1 -= gap * dir;
+      if (Math.abs(a1 - a0) < least) {
+        const mid = (a0 + a1) / 2;
+        a0 = mid - (least / 2) * dir; a1 = mid + (least / 2) * dir;
+      }
+      const steps = Math.max(4, Math.ceil((Math.abs(a1 - a0) * px) / 6));
+      const xs = [], ys = [];
+      for (let s = 0; s <= steps; s++) {
+        const a = a0 + ((a1 - a0) * s) / steps;
+        xs.push(radius * Math.sin(a)); ys.push(radius * Math.cos(a));
+      }
+      const chunks = piece.flatMap((m) => m.chunks);
+      const colors = new Set(chunks.map((c) => chunkColor(c, this.t)));
+      const color = colors.size === 1 ? [...colors][0] : MANY_CHUNKS;
+      const path = Math.abs(way.d) === 1
+        ? [piece[0].src, ...piece.map((m) => m.dst)].map((q) => `r${q}`).join(" → ")
+        : piece.map((m) => `r${m.src} → r${m.dst}`).join(", ");
+      const labels = chunks.slice(0, 16).map(P.chunkLabel).join(", ") + (chunks.length > 16 ? ", …" : "");
+      const bytes = piece.reduce((sum, m) => sum + m.elements * run.itemsize, 0);
+      const hover = `${path} · ${piece.length} transfer${piece.length > 1 ? "s" : ""} · chunk${chunks.length > 1 ? "s" : ""} ${labels} · ${way.op} · ${formatBytes(bytes)}`;
+      addArrow(groups, { color, op: way.op, width: 2.2 }, xs, ys, 11, hover);
     }
 
     // Draw the run at its cursor; with `flightMs`, chunks fly from sender to receiver.
@@ -843,7 +955,7 @@
       const t = theme();
       let html = range(n).map((c) => swatch(chunkColor(c, t), P.chunkLabel(c))).join("");
       if (run.C > n) html += `<span class="muted small">colours repeat every ${n} chunks; hover an arrow for its chunk</span>`;
-      html += swatch(MANY_CHUNKS, `message of more than ${FAN} chunks`);
+      html += swatch(MANY_CHUNKS, "several chunks in one arrow (hover it for each)");
       chunksEl.innerHTML = html;
     }
     if (ranksEl) {

@@ -4,7 +4,11 @@ colours apart from chunk colours, and chart legends clear of the marks they expl
 
 from __future__ import annotations
 
+import re
+
 import pytest
+
+from app.collectives import simulate
 
 pytestmark = pytest.mark.browser
 
@@ -159,3 +163,69 @@ def test_tree_titles_overlap_no_rank_or_label(live_server, page, viewport, resiz
     page.wait_for_timeout(400)
     assert_tree_titles_clear(page, 64)
     assert page.console_errors == []
+
+
+# ---- C: ring arrows at 64 ranks are few and large enough to read; at 8 every transfer has one
+
+ARROWS = """() => {
+  const el = document.querySelector('.lab [data-role="topology"]');
+  const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
+  const arrows = [];
+  for (const t of el.data) {
+    if (!t.marker || t.marker.symbol !== 'arrow') continue;
+    let cur = null;
+    t.x.forEach((x, i) => {
+      if (x === null || t.y[i] === null) { cur = null; return; }
+      if (!cur) { cur = {points: [], head: 0, text: t.text[i]}; arrows.push(cur); }
+      cur.points.push([xa.l2p(x) + xa._offset, ya.l2p(t.y[i]) + ya._offset]);
+      const size = Array.isArray(t.marker.size) ? t.marker.size[i] : t.marker.size;
+      cur.head = Math.max(cur.head, size || 0);
+    });
+  }
+  return arrows.map((a) => ({
+    text: a.text, head: a.head,
+    length: a.points.slice(1).reduce(
+      (s, p, i) => s + Math.hypot(p[0] - a.points[i][0], p[1] - a.points[i][1]), 0),
+  }));
+}"""
+
+PAIR = re.compile(r"(?=r(\d+) → r(\d+))")  # overlapping, so "r0 → r1 → r2" names two pairs
+
+
+def pairs_named(text: str) -> set[tuple[int, int]]:
+    return {(int(a), int(b)) for a, b in PAIR.findall(text)}
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_64_rank_ring_arrows_are_few_and_readable(live_server, page, viewport):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=64&speed=8", viewport)
+    trace = simulate("allreduce", "ring", ranks=64, elements=64)
+    for step in (1, 64, 126):  # reduce-scatter, then allgather (copies)
+        show_step(page, step)
+        arrows = page.evaluate(ARROWS)
+        transfers = trace.steps[step - 1].transfers
+        assert 4 <= len(arrows) <= 24, f"step {step}: {len(arrows)} arrows"
+        for arrow in arrows:
+            assert arrow["length"] >= 24, (step, arrow)
+            assert arrow["head"] >= 8, (step, arrow)
+        named = set().union(*(pairs_named(a["text"]) for a in arrows))
+        assert {(t.src, t.dst) for t in transfers} <= named, "every transfer in an arrow's hover"
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_8_rank_ring_draws_one_arrow_per_transfer(live_server, page, viewport):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8", viewport)
+    trace = simulate("allreduce", "ring", ranks=8, elements=64)
+    for step in (1, 9):
+        show_step(page, step)
+        arrows = page.evaluate(ARROWS)
+        transfers = trace.steps[step - 1].transfers
+        assert len(arrows) == len(transfers)
+        drawn = sorted(
+            (*sorted(pairs_named(a["text"])), re.search(r"chunk (\w+)", a["text"]).group(1))
+            for a in arrows
+        )
+        assert drawn == sorted(((t.src, t.dst), chr(65 + t.chunk)) for t in transfers)
+        assert min(a["length"] for a in arrows) >= 24
+        assert min(a["head"] for a in arrows) >= 8
