@@ -1,7 +1,8 @@
 // Live calculator widgets. Each widget reads its inputs, asks GET /api/calc/<name> (debounced),
 // and draws the answer: headline numbers, the sentence, the formula with numbers, a table and
 // Plotly charts. Every number comes from the server's cost model; this file only converts
-// units for display (µs/ms/s, GB/s or Gb/s) and never evaluates a cost formula.
+// units for display (µs/ms/s, GB/s or Gb/s, sizes in the family the result names) and never
+// evaluates a cost formula. On a page of its own in a frame (the embed) the widget is compact.
 (function (global) {
   "use strict";
   if (global.CalcWidgets) return; // a page that includes several widgets loads this once
@@ -543,6 +544,7 @@
   // covers the plot however many entries a narrow chart has.
   function fitLegend(layout, entries, width) {
     const { l, r } = layout.margin;
+    if (!(width > l + r)) return; // not laid out (hidden): Plotly's own legend will do
     const columns = Math.max(1, Math.min(entries, Math.floor((width - r) / LEGEND_ENTRY)));
     const rows = Math.ceil(entries / columns);
     // From the figure's left edge, not the plot's: the y-axis margin is room for entries too.
