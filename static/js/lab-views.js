@@ -868,7 +868,7 @@
         yaxis: { autorange: "reversed", tickvals: ticks, ticktext: ticks.map(rankTick), fixedrange: true, showgrid: false, zeroline: false },
       });
       this.barLayout = Object.assign(baseLayout(t), {
-        margin: { l: 54, r: 10, t: 6, b: 30 },
+        margin: { l: 54, r: 10, t: 22, b: 30 }, // the top margin holds the formula's legend
         bargap: p > 32 ? 0.05 : 0.2,
         xaxis: { tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, tickfont: { size: 10 } },
         yaxis: { title: { text: "sent so far", font: { size: 12 } }, fixedrange: true, gridcolor: t.line, rangemode: "tozero" },
@@ -937,8 +937,9 @@
           type: "scatter", mode: "markers", x: range(p), y: formula, hoverinfo: "skip", cliponaxis: false,
           marker: { symbol: "line-ew-open", size: Math.max(6, Math.min(30, 420 / p)), color: t.fg, line: { width: 2, color: t.fg } },
         });
-        annotations.push({ xref: "paper", x: 1, yref: "paper", y: 1, xanchor: "right", yanchor: "top", showarrow: false,
-          text: "— formula's total per rank", font: { size: 11, color: t.muted } });
+        // Above the plotting area, where no bar or formula mark can reach it.
+        annotations.push({ xref: "paper", x: 1, yref: "paper", y: 1, xanchor: "right", yanchor: "bottom", yshift: 2,
+          showarrow: false, text: "— formula's total per rank", font: { size: 11, color: t.muted } });
       }
       const layout = Object.assign({}, this.barLayout, { shapes, annotations, yaxis: Object.assign({}, this.barLayout.yaxis, { range: [0, top] }) });
       return global.Plotly.react(this.barsEl, data, layout, CONFIG);

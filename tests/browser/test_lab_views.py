@@ -229,3 +229,28 @@ def test_8_rank_ring_draws_one_arrow_per_transfer(live_server, page, viewport):
         assert drawn == sorted(((t.src, t.dst), chr(65 + t.chunk)) for t in transfers)
         assert min(a["length"] for a in arrows) >= 24
         assert min(a["head"] for a in arrows) >= 8
+
+
+# ---- E: a chart's legend is not struck through by the marks it explains ---------------------
+
+BAR_LEGEND = """() => {
+  const el = document.querySelector('.lab [data-role="rank-bytes"]');
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  const legend = [...el.querySelectorAll('.annotation-text')].map(box);
+  const marks = [...el.querySelectorAll('.scatterlayer .point, .barlayer .point')].map(box);
+  return {legend, marks, plot: box(el)};
+}"""
+
+
+@pytest.mark.parametrize(
+    "viewport", [DESKTOP, PROJECTOR, PHONE], ids=["desktop", "projector", "phone"]
+)
+def test_bytes_per_rank_legend_clears_the_formula_marks(live_server, page, viewport):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8", viewport)
+    show_step(page, 14)  # the bars have reached the formula's marks
+    drawn = page.evaluate(BAR_LEGEND)
+    assert len(drawn["legend"]) == 1 and len(drawn["marks"]) == 16
+    legend = drawn["legend"][0]
+    assert drawn["plot"]["top"] <= legend["top"] and legend["right"] <= drawn["plot"]["right"]
+    assert [m for m in drawn["marks"] if overlaps(legend, m)] == []
