@@ -6,6 +6,11 @@
 // traffic are replayed from initial_state forward and undone backward, so stepping back never
 // asks the server again. Cursor -1 is the state before the first step; cursor k is the state
 // after step k, whose transfers are the ones drawn.
+//
+// A dropped connection ends the server's run (docs/lab.md). When the socket reconnects, the
+// client asks for the same run again. The engine is deterministic, so the new stream repeats
+// the old one: the LabRun already on screen is kept, the steps it has are skipped, and the
+// rest are appended, so the viewer stays on the step it was on.
 (function (global) {
   "use strict";
 
@@ -49,6 +54,16 @@
     get received() { return this.steps.length; }
     get complete() { return this.done !== null && this.received >= this.total; }
     atEnd() { return this.cursor >= this.total - 1; }
+
+    // Whether `start` begins the same run again (the same parameters give the same steps).
+    sameAs(start) {
+      const a = this.start;
+      return ["collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node",
+        "total_steps"].every((k) => a[k] === start[k]);
+    }
+
+    // Take over the id of the repeated run, whose steps will arrive again from step 0.
+    adopt(start) { this.id = start.run_id; }
 
     addStep(step) {
       if (step.index !== this.steps.length) return false; // out of order: never from one run
@@ -119,27 +134,40 @@
   }
 
   class LabClient {
-    // handlers: {start(run), step(run, step), done(run), error(message, run|null), connection(ok)}
+    // handlers: {start(run), step(run, step), done(run), error(message, run|null), connection(ok),
+    //   resumed(cut)}. `connection(true)` comes first on a reconnect: a handler that calls
+    //   simulate() there replaces the cut-off run; otherwise the client asks for that run again
+    //   and calls `resumed({received, total})` (the steps it had when the connection dropped).
     constructor(handlers) {
       this.handlers = handlers;
       this.run = null;
-      this.awaiting = null; // the params of a simulate whose ack has not arrived
+      this.params = null; // the parameters of the latest simulate
+      this.awaiting = null; // the ticket of a simulate whose ack has not arrived
       this.early = new Map(); // run_id → events that came before the ack
+      this.cut = null; // {params, run, received, total}: a run the connection dropped half-way
       // WebSocket first (one round trip less before Run works); long-polling where a proxy
-      // blocks WebSockets.
+      // blocks WebSockets. After a drop, retry at least every 5 s, and give up on an attempt
+      // that hangs after 5 s (a restarting server can accept connections before it answers;
+      // the default 20 s left an embed blank that long).
       this.socket = global.io({
-        transports: ["websocket", "polling"], tryAllTransports: true, reconnectionDelayMax: 4000,
+        transports: ["websocket", "polling"], tryAllTransports: true,
+        reconnectionDelayMax: 5000, randomizationFactor: 0.25, timeout: 5000,
       });
       const connection = (ok) => {
         document.documentElement.dataset.socket = ok ? "connected" : "disconnected";
         if (handlers.connection) handlers.connection(ok);
       };
-      this.socket.on("connect", () => connection(true));
-      this.socket.on("disconnect", () => connection(false));
+      this.socket.on("connect", () => { connection(true); this._resume(); });
+      this.socket.on("disconnect", () => { this._noteCut(); connection(false); });
       this.socket.on("connect_error", () => connection(false));
       for (const name of ["sim_start", "sim_step", "sim_done", "sim_error"]) {
         this.socket.on(name, (payload) => this._event(name, payload));
       }
+    }
+
+    // Whether a run was asked for and has not yet arrived in full.
+    get pending() {
+      return this.awaiting !== null || Boolean(this.run && !this.run.complete && !this.run.error);
     }
 
     simulate(params) {
@@ -147,13 +175,36 @@
         this.socket.emit("cancel", { run_id: this.run.id });
       }
       this.run = null;
+      this.cut = null;
+      metrics.last = { ranks: params.ranks, clickedAt: metrics.clickedAt || performance.now() };
+      metrics.clickedAt = null;
+      this._send(params);
+    }
+
+    // The connection dropped: remember the run it cut off, to ask for it again.
+    _noteCut() {
+      if (this.cut || !this.params || !this.pending) return;
+      const run = this.run;
+      this.cut = { params: this.params, run, received: run ? run.received : 0, total: run ? run.total : 0 };
+    }
+
+    // Reconnected: ask for the cut-off run again, unless a newer simulate replaced it.
+    _resume() {
+      const cut = this.cut;
+      if (!cut) return;
+      this.cut = null;
+      this.run = cut.run; // kept on screen; the repeated stream fills in its missing steps
+      this._send(cut.params);
+      if (this.handlers.resumed) this.handlers.resumed({ received: cut.received, total: cut.total });
+    }
+
+    _send(params) {
+      this.params = params;
       this.currentId = null;
       this.early.clear();
       const ticket = {};
       this.awaiting = ticket;
       metrics.simulateEmits += 1;
-      metrics.last = { ranks: params.ranks, clickedAt: metrics.clickedAt || performance.now() };
-      metrics.clickedAt = null;
       this.socket.emit("simulate", params, (ack) => {
         if (this.awaiting !== ticket) return; // a newer simulate replaced this one
         this.awaiting = null;
@@ -186,6 +237,10 @@
     _dispatch(name, payload) {
       const h = this.handlers;
       if (name === "sim_start") {
+        if (this.run && this.run.sameAs(payload)) { // a cut-off run, asked for again
+          this.run.adopt(payload);
+          return;
+        }
         this.run = new LabRun(payload);
         if (metrics.last) metrics.last.startAt = performance.now();
         h.start(this.run);

@@ -162,13 +162,12 @@
       showError(`The simulation could not run: ${message}`);
       if (run) player.failed(); else player.loading("not run");
     },
+    // A complete run needs nothing more from the server; the rest is said under the player.
     connection: (ok) => {
-      if (ok) { if (ui.error.dataset.connection) { showError(""); delete ui.error.dataset.connection; } return; }
-      const run = client.run;
-      if (run && run.complete) return; // everything needed is already here
-      ui.error.dataset.connection = "1";
-      showError("Lost the connection to the server; reconnecting… Press Run again once it is back.");
+      if (ok) { if (!client.cut) player.notice(""); return; }
+      if (client.cut || !(client.run && client.run.complete)) player.connectionLost(Boolean(client.cut));
     },
+    resumed: (cut) => player.reconnected(cut),
   });
 
   form.addEventListener("change", (ev) => sync(ev.target));

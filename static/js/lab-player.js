@@ -50,7 +50,7 @@
         restart: q("restart"), back: q("back"), play: q("play"), forward: q("forward"),
         playLabel: q("play-label"), playIcon: q("play-icon"), pauseIcon: q("pause-icon"),
         speed: q("speed"), scrubber: q("scrubber"), counter: q("counter"), phase: q("phase"),
-        bytes: q("bytes"), badge: q("badge"),
+        bytes: q("bytes"), badge: q("badge"), notice: q("notice"),
       };
       this.queue = new RenderQueue((flightMs) => this._draw(flightMs));
       const u = this.ui;
@@ -80,6 +80,7 @@
     // A new run: show its initial state; play as soon as steps arrive if `autoplay`.
     attach(run, autoplay) {
       this._stop();
+      this.notice("");
       this.run = run;
       this.views.reset(run);
       this.seek(-1, false);
@@ -89,6 +90,7 @@
 
     loading(text) {
       this._stop();
+      this.notice("");
       this.run = null;
       this._enable(false);
       this._badge("pending", text);
@@ -102,6 +104,31 @@
     finished() {
       this._status();
       this._resumeWaiting();
+    }
+
+    // A line under the player about the connection; "" hides it.
+    notice(text) {
+      const n = this.ui.notice;
+      if (!n) return;
+      n.textContent = text;
+      n.hidden = !text;
+    }
+
+    // The connection dropped: say so, and whether the run in progress will be asked for again.
+    connectionLost(willResume) {
+      this.notice(willResume
+        ? "Connection lost — reconnecting… The run will be requested again when the server is back."
+        : "Connection lost — reconnecting…");
+    }
+
+    // The connection is back. `cut` ({received, total}) describes a run it had cut off and that
+    // was requested again; the user stays on the step they were on.
+    reconnected(cut) {
+      if (!cut) { this.notice(""); return; }
+      const where = this.run ? `; you stay on step ${this.run.cursor + 1}` : "";
+      const got = cut.total ? ` at ${cut.received} of ${cut.total} steps` : " before its first step";
+      this.notice(`Reconnected. The run was cut off${got}, so it was re-requested with the same `
+        + `settings (runs are deterministic)${where}.`);
     }
 
     failed() {

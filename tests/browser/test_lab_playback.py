@@ -1,17 +1,166 @@
-"""The lab's playback in real Chromium: the playback rate, the End key.
+"""The lab's playback in real Chromium: a dropped connection, the playback rate, the End key.
 
+- A server that goes away mid-stream and comes back on the same port: the page says the
+  connection was lost, re-requests the same run on reconnect (runs are deterministic), keeps
+  the user on the step they were on, says so, and completes the run.
 - At 64 ranks and 8×, the steps advance at 8 per second, measured on the page's own clock.
 - End jumps to the last received step.
 """
 
 from __future__ import annotations
 
+import re
+import socket
+import threading
+
 import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+from tests.conftest import TEST_CONFIG
 
 pytestmark = pytest.mark.browser
 
 COUNTER = '.player [data-role="counter"]'
 BADGE = '.player [data-role="badge"]'
+NOTICE = '.player [data-role="notice"]'
+LAB_TEXT = "document.querySelector('.lab').textContent"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RestartableServer:
+    """The app on a fixed port, which can be stopped like a crashed process and started again.
+
+    Stopping closes the listening socket and every accepted connection, as the operating
+    system does when a server process dies; starting serves a fresh app on the same port.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self._server = None
+        self._thread = None
+        self._connections: list[socket.socket] = []
+
+    def start(self) -> RestartableServer:
+        server = make_server("127.0.0.1", self.port, create_app(TEST_CONFIG), threaded=True)
+        accept = server.get_request
+
+        def get_request():
+            conn, addr = accept()
+            self._connections.append(conn)
+            return conn, addr
+
+        server.get_request = get_request
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        for conn in self._connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by its handler
+            conn.close()
+        self._connections.clear()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture
+def restartable_server():
+    server = RestartableServer(free_port()).start()
+    yield server
+    if server._server is not None:
+        server.stop()
+
+
+def slow_streams(page, interval_ms: int) -> list[str]:
+    """Make every `simulate` the page sends stream at `interval_ms` between steps.
+
+    The lab always asks for interval 0; a slow stream leaves time to stop the server half-way.
+    Returns the list of simulate frames sent, which grows as the page sends more.
+    """
+    sent: list[str] = []
+
+    def route(ws) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message) -> None:
+            if isinstance(message, str) and '"simulate"' in message:
+                message = message.replace('"interval_ms":0', f'"interval_ms":{interval_ms}')
+                sent.append(message)
+            server.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(ws.send)
+
+    page.route_web_socket(re.compile(r"/socket\.io/"), route)
+    return sent
+
+
+def received(page) -> tuple[int, int]:
+    """Return (steps received, total) from the badge while the run streams."""
+    text = page.locator(BADGE).inner_text()
+    m = re.match(r"receiving… (\d+) of (\d+) steps", text)
+    assert m, f"the run was expected to be streaming; the badge says {text!r}"
+    return int(m[1]), int(m[2])
+
+
+def test_a_run_cut_by_a_server_restart_is_requested_again_and_completes(restartable_server, page):
+    srv = restartable_server
+    simulates = slow_streams(page, 250)
+    page.goto(f"{srv.url}/lab?collective=allreduce&algorithm=ring&ranks=16&speed=8")
+    page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
+    while len(simulates) < page.evaluate("window.labMetrics.simulateEmits"):
+        page.wait_for_timeout(20)  # the frames of a run on load reach the route a little later
+    simulates.clear()  # count from Run
+    page.click("#run")
+    page.wait_for_function(
+        "() => /^receiving… ([3-9]|\\d\\d) of 30/.test("
+        "document.querySelector('.player [data-role=badge]').textContent)"
+    )
+    page.keyboard.press("Home")  # pause, back to the start, then step to 2
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30"
+
+    srv.stop()
+    page.wait_for_function("() => document.documentElement.dataset.socket === 'disconnected'")
+    got, total = received(page)
+    assert got < total, "the server must go away before the run has streamed"
+    page.wait_for_function(f"() => {LAB_TEXT}.includes('Connection lost — reconnecting')")
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30"
+
+    srv.start()
+    page.wait_for_function(f"() => {LAB_TEXT}.includes('re-requested')", timeout=30_000)
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30", "the user stays where they were"
+    assert page.locator(NOTICE).is_visible()
+    page.wait_for_function(
+        f"() => document.querySelector('{BADGE}').textContent "
+        "=== 'checked against numpy at the end'",
+        timeout=30_000,
+    )
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30"
+    assert len(simulates) == 2
+    assert simulates[0].split('["simulate",', 1)[1] == simulates[1].split('["simulate",', 1)[1]
+
+    page.keyboard.press(" ")  # play the rest of the completed run
+    page.wait_for_function(
+        f"() => document.querySelector('{BADGE}').dataset.state === 'ok'", timeout=30_000
+    )
+    assert page.locator(COUNTER).inner_text() == "step 30 of 30"
+    assert page.locator(BADGE).inner_text() == "✓ result verified against numpy"
+    errors = [e for e in page.console_errors if "ERR_CONNECTION_REFUSED" not in e]
+    assert errors == []
 
 
 # Record (page clock, step shown) each time the page sets the step counter. The time is taken
