@@ -3,6 +3,9 @@
 The pages only draw; the simulation itself comes over Socket.IO (`sockets.py`). A query that
 names an unknown collective or algorithm gets a friendly 404 page, a bad parameter a 400 page
 naming the parameter, so an old or mistyped embed link never shows a broken animation.
+
+A `/lab` link with settings in its query runs as soon as the page opens (`page_config`'s
+`load`): paused at step 0, or at the link's `step`, or playing with `autoplay=1`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,13 @@ TITLES = {name: c.title for name, c in COLLECTIVES.items()} | {"sendrecv": "Send
 OP_LABELS = {"sum": "sum (+)", "prod": "product (×)", "max": "max", "min": "min", "avg": "average"}
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 MIN_RANKS = 2  # the slider's floor: one rank has nobody to talk to
+# A step number beyond any run's length; the page shows the last step for a larger one than the
+# run has (a run's length is known only once it has run).
+MAX_STEP = 100_000
+# The query keys that make a /lab link a link to a run, which the page runs on load.
+RUN_KEYS = frozenset(
+    "collective algorithm ranks elements op root ranks_per_node speed step autoplay".split()
+)
 DEFAULT_RANKS = 8
 DEFAULT_ELEMENTS = 64
 # Collectives whose working buffer holds p blocks of `elements` (docs/engine.md § Chunks).
@@ -93,8 +103,9 @@ def divisors(n: int) -> list[int]:
 
 
 def default_ranks_per_node(ranks: int) -> int:
-    """Pick a node size that shows both levels: 4 GPUs a node when it divides, else the nearest."""
-    choices = [d for d in divisors(ranks) if 1 < d < ranks] or [ranks]
+    """Pick a node size that makes two or more nodes: the divisor nearest 4 between 1 and ranks
+    (8 ranks → 4), or 1 for a prime rank count. static/js/lab-controls.js picks the same."""
+    choices = [d for d in divisors(ranks) if 1 < d < ranks] or [1]
     return min(choices, key=lambda d: (abs(d - 4), d))
 
 
@@ -212,6 +223,13 @@ def page_config(state: LabState) -> dict:
     }
 
 
+def load_on_open(args) -> dict | None:
+    """Return how a link's run is first shown ({autoplay, step}), or None for a bare /lab."""
+    if not any(key in args for key in RUN_KEYS):
+        return None
+    return {"autoplay": _flag(args, "autoplay"), "step": _integer(args, "step", 0, 0, MAX_STEP)}
+
+
 def error_page(error: PageError, *, embed: bool):
     """Render the friendly error page with the error's status."""
     html = render_template(
@@ -230,12 +248,15 @@ def lab():
     """Show the live lab with its controls prefilled from the query string."""
     try:
         state = parse_state(request.args)
+        load = load_on_open(request.args)
     except PageError as error:
         return error_page(error, embed=False)
+    config = page_config(state)
+    config["load"] = load
     return render_template(
         "lab/lab.html",
         state=state,
-        config=page_config(state),
+        config=config,
         algorithms=algorithms_of(state.collective),
         titles=TITLES,
         collective_names=collectives(),

@@ -3,7 +3,11 @@
 // The form works without JavaScript (a GET to /lab); with it, controls constrain each other
 // (algorithms of the chosen collective, op only for reductions, root where it applies, node
 // sizes that divide the rank count, element counts within the server's limits), the URL follows
-// with history.replaceState, and Run streams the simulation over Socket.IO.
+// with history.replaceState, and Run streams the simulation over Socket.IO and plays it.
+//
+// A link with settings in its query runs on load and shows step 0 paused, or the step it names
+// (`&step=5`), or plays with `&autoplay=1`; changing a setting runs again and shows step 0. The
+// share dialog's link carries the step on screen, so a student lands where the teacher was.
 (function (global) {
   "use strict";
   const config = JSON.parse(document.getElementById("lab-config").textContent);
@@ -19,6 +23,10 @@
   const catalog = config.catalog;
   const limits = config.limits;
   let speed = config.state.speed || 1;
+  // Whether the node size was chosen (in the form or the link) rather than defaulted.
+  let rpnChosen = config.state.ranks_per_node !== null;
+  // How the next run is first shown: {autoplay, step}.
+  let showing = { autoplay: true, step: 0 };
 
   function algorithmsOf(collective) { return catalog.filter((e) => e.collective === collective); }
   function entry() {
@@ -30,9 +38,12 @@
     return Math.max(1, Math.floor(limits.max_cells / perElement));
   }
   function divisors(n) { return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0); }
+  // A node size that makes two or more nodes of several ranks each: nearest 4 (8 ranks → 4),
+  // or one rank per node when the rank count is prime. The server's default is the same
+  // (app/web/lab.py, default_ranks_per_node).
   function defaultNodeSize(ranks) {
     const inner = divisors(ranks).filter((d) => d > 1 && d < ranks);
-    const choices = inner.length ? inner : [ranks];
+    const choices = inner.length ? inner : [1];
     return choices.reduce((best, d) => (Math.abs(d - 4) < Math.abs(best - 4) ? d : best));
   }
   function show(field, on) {
@@ -62,7 +73,9 @@
     ui.root.max = String(ranks - 1);
     if (int(ui.root, 0) > ranks - 1 || int(ui.root, 0) < 0) ui.root.value = "0";
     const sizes = divisors(ranks);
-    const keep = sizes.includes(int(ui.rpn, 0)) ? int(ui.rpn, 0) : defaultNodeSize(ranks);
+    if (source === ui.rpn) rpnChosen = true;
+    const chosen = rpnChosen && sizes.includes(int(ui.rpn, 0));
+    const keep = chosen ? int(ui.rpn, 0) : defaultNodeSize(ranks);
     if (ui.rpn.options.length !== sizes.length || source === ui.ranks) {
       ui.rpn.replaceChildren(...sizes.map((d) => new Option(String(d), d)));
     }
@@ -108,6 +121,12 @@
     return q.toString();
   }
 
+  // The lab link of these settings, with the step on screen when it is past the start.
+  function shareLink() {
+    const k = player.run ? player.run.cursor + 1 : 0;
+    return `${location.origin}${config.urls.lab}?${query(k > 0 ? { step: k } : {})}`;
+  }
+
   function embedUrl() {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(state())) q.set(k, String(v));
@@ -120,7 +139,7 @@
   function escapeAttr(s) { return s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
 
   function openShare() {
-    const link = `${location.origin}${config.urls.lab}?${query()}`;
+    const link = shareLink();
     const name = `${title()} (${ui.algorithm.value.replace(/_/g, " ")}) on ${int(ui.ranks, 8)} ranks, Collective Lab`;
     // The frame, and the one-line script that sizes it to its content (static/js/embed-resize.js).
     const snippet = `<iframe src="${escapeAttr(embedUrl())}" width="760" height="520" `
@@ -155,7 +174,7 @@
     views, speed, onSpeed: (s) => { speed = s; history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
   });
   const client = new global.LabClient({
-    start: (run) => { showError(""); player.attach(run, true); },
+    start: (run) => { showError(""); player.attach(run, showing.autoplay, showing.step); },
     step: () => player.stepArrived(),
     done: () => player.finished(),
     error: (message, run) => {
@@ -170,13 +189,9 @@
     resumed: (cut) => player.reconnected(cut),
   });
 
-  form.addEventListener("change", (ev) => sync(ev.target));
-  ui.ranks.addEventListener("input", () => sync(ui.ranks));
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    sync(null);
-    if (!form.reportValidity()) return;
-    global.LabMetrics.markClick();
+  // Ask the server for the form's settings; show the run as `how` ({autoplay, step}) says.
+  function runNow(how) {
+    showing = how;
     lab.dataset.ran = "1";
     ui.run.classList.remove("stale");
     showError("");
@@ -184,6 +199,19 @@
     client.simulate(Object.assign(
       { collective: ui.collective.value, algorithm: ui.algorithm.value }, state(), { seed: 0, interval_ms: 0 },
     ));
+  }
+
+  form.addEventListener("change", (ev) => {
+    sync(ev.target);
+    if (form.checkValidity()) runNow({ autoplay: false, step: 0 });
+  });
+  ui.ranks.addEventListener("input", () => sync(ui.ranks));
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    sync(null);
+    if (!form.reportValidity()) return;
+    global.LabMetrics.markClick();
+    runNow({ autoplay: true, step: 0 });
   });
   // A mouse click on Run leaves focus on the button, where Space would run again; give the
   // keyboard shortcuts back. Keyboard activation keeps focus where the user put it.
@@ -191,4 +219,5 @@
   ui.share.addEventListener("click", openShare);
   for (const b of ui.dialog.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copy(b));
   sync(null);
+  if (config.load) runNow({ autoplay: config.load.autoplay, step: config.load.step });
 })(window);

@@ -45,6 +45,7 @@
       this.timer = null;
       this.loopTimer = null;
       this.clock = null; // {t, k}: step index k was due at performance.now() = t
+      this.landing = null; // the step a new run should show once it has arrived
       const q = (role) => root.querySelector(`[data-role="${role}"]`);
       this.ui = {
         restart: q("restart"), back: q("back"), play: q("play"), forward: q("forward"),
@@ -77,8 +78,9 @@
 
     get stepMs() { return BASE_STEP_MS / this.speed; }
 
-    // A new run: show its initial state; play as soon as steps arrive if `autoplay`.
-    attach(run, autoplay) {
+    // A new run: show its initial state; play as soon as steps arrive if `autoplay`, or else
+    // land on step `step` (as the counter numbers it: 0 is the initial state) once it arrives.
+    attach(run, autoplay, step) {
       this._stop();
       this.notice("");
       this.run = run;
@@ -86,6 +88,7 @@
       this.seek(-1, false);
       this._enable(true);
       if (autoplay) this.play();
+      else if (step > 0) { this.landing = Math.min(step, run.total); this._land(); }
     }
 
     loading(text) {
@@ -98,11 +101,13 @@
 
     stepArrived() {
       this._status();
+      this._land();
       this._resumeWaiting();
     }
 
     finished() {
       this._status();
+      this._land();
       this._resumeWaiting();
     }
 
@@ -140,6 +145,7 @@
     play() {
       if (!this.run) return;
       clearTimeout(this.loopTimer);
+      this.landing = null;
       if (this.run.atEnd() && this.run.complete) this.seek(-1, false);
       this.playing = true;
       this._playButton();
@@ -150,6 +156,7 @@
     pause() {
       this.playing = false;
       this.waiting = false;
+      this.landing = null;
       clearTimeout(this.timer);
       clearTimeout(this.loopTimer);
       this._playButton();
@@ -228,6 +235,17 @@
       this.waiting = false;
       this._setClock(performance.now());
       this._tick();
+    }
+
+    // Show the step a link asked for as soon as it (or the end of the run) has arrived.
+    _land() {
+      const run = this.run;
+      if (this.landing === null || !run) return;
+      if (run.received >= this.landing || run.complete || run.error) {
+        const k = this.landing;
+        this.landing = null;
+        this.seek(k - 1, false);
+      }
     }
 
     // Stop playing at the last step of a finished run (and come round again when looping).
