@@ -13,6 +13,11 @@ cache) a few times and then once warm (the same context again):
 
 It also reports whether text assets came compressed and which cache headers they had, and what
 gzip would make of the same bytes.
+
+Playback rate: ring allreduce on 64 ranks at 8x, once every step has arrived, from the page's
+own clock. Each time the player sets the step counter the page logs (performance.now(), step);
+the least-squares slope of step against time is the rate achieved, to compare with the 8 steps
+a second asked for. The same measurement is a browser test (tests/browser/test_lab_playback.py).
 """
 
 from __future__ import annotations
@@ -47,6 +52,23 @@ TIMEOUT_MS = 20_000
 EMBED_TARGET_BYTES = 1.5e6
 FIRST_STEP_TARGET_MS = 1000
 TEXT_TYPES = ("text/", "javascript", "json", "svg", "xml")
+PLAYBACK = {"ranks": 64, "speed": 8, "steps": 96}
+# Log (page clock, step shown) each time the page sets the step counter: the time is taken as
+# the text is set, before the page redraws, so it is when the player moved to that step.
+WATCH_COUNTER = """() => {
+  const el = document.querySelector('.player [data-role="counter"]');
+  const text = Object.getOwnPropertyDescriptor(Node.prototype, 'textContent');
+  window.counterLog = [];
+  Object.defineProperty(el, 'textContent', {
+    get() { return text.get.call(this); },
+    set(v) {
+      const k = Number(v.split(' ')[1]);
+      if (v !== text.get.call(this)) window.counterLog.push([performance.now(), k]);
+      text.set.call(this, v);
+    },
+  });
+}"""
+BADGE = '.player [data-role="badge"]'
 
 
 def chromium_path() -> str | None:
@@ -151,6 +173,71 @@ def load_page(browser, base: str, kind: str, context=None) -> dict:
     }
 
 
+def steps_per_second(points: list[tuple[float, int]]) -> float:
+    """Least-squares slope of step against page time in ms, in steps per second."""
+    n = len(points)
+    mt = sum(t for t, _ in points) / n
+    mk = sum(k for _, k in points) / n
+    cov = sum((t - mt) * (k - mk) for t, k in points)
+    var = sum((t - mt) ** 2 for t, _ in points)
+    return 1000 * cov / var
+
+
+def measure_playback(page, base: str, ranks: int, speed: float, steps: int) -> dict:
+    """Play ring allreduce on `ranks` at `speed` for `steps` steps once all have arrived; return
+    the rate achieved on the page's clock and how often the counter moved.
+
+    Playback stops after `steps` steps or twice the time they should take (page clock).
+    """
+    page.goto(f"{base}/lab?collective=allreduce&algorithm=ring&ranks={ranks}&speed={speed:g}")
+    page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
+    page.click("#run")
+    page.wait_for_function(  # every step has arrived: playback never waits for the stream
+        f"() => document.querySelector('{BADGE}').textContent === "
+        "'checked against numpy at the end' "
+        f"|| document.querySelector('{BADGE}').dataset.state === 'ok'",
+        timeout=60_000,
+    )
+    page.keyboard.press("Home")
+    page.evaluate(WATCH_COUNTER)
+    page.keyboard.press(" ")
+    limit_ms = 2 * 1000 * steps / speed
+    page.wait_for_function(
+        "([last, limit]) => window.counterLog.length && (window.counterLog.at(-1)[1] >= last"
+        " || performance.now() - window.counterLog[0][0] > limit)",
+        arg=[steps + 1, limit_ms],
+        timeout=60_000 + limit_ms,
+    )
+    page.keyboard.press(" ")
+    shown = [(t, k) for t, k in page.evaluate("window.counterLog") if 1 <= k <= steps + 1]
+    gaps = [b[0] - a[0] for a, b in zip(shown, shown[1:], strict=False)]
+    return {
+        "rate": steps_per_second(shown),
+        "set": speed,
+        "steps": shown[-1][1] - shown[0][1],
+        "updates": len(shown),
+        "ordered": [k for _, k in shown] == sorted(k for _, k in shown),
+        "median_gap_ms": statistics.median(gaps) if gaps else None,
+    }
+
+
+def playback(browser, base: str) -> dict:
+    """Measure and print the playback rate at PLAYBACK's ranks and speed."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        r = measure_playback(context.new_page(), base, **PLAYBACK)
+    finally:
+        context.close()
+    print(
+        f"playback, ring allreduce {PLAYBACK['ranks']} ranks at {r['set']:g}x: "
+        f"{r['rate']:.2f} steps/s = {r['rate'] / r['set']:.2f} of the rate set, over "
+        f"{r['steps']} steps; the counter moved {r['updates']} times, a median "
+        f"{r['median_gap_ms']:.0f} ms apart (a step at {r['set']:g}x lasts "
+        f"{1000 / r['set']:.0f} ms)"
+    )
+    return r
+
+
 def gzip_estimate(base: str, responses: list[dict]) -> tuple[int, int]:
     """Return (raw bytes, gzip -6 bytes) of the text responses, fetched again uncompressed."""
     raw = packed = 0
@@ -169,8 +256,9 @@ def gzip_estimate(base: str, responses: list[dict]) -> tuple[int, int]:
     return raw, packed
 
 
-def run(cold_loads: int = COLD_LOADS) -> dict:
-    """Measure both pages; print and return the figures."""
+def run(cold_loads: int = COLD_LOADS, pages: bool = True) -> dict:
+    """Measure both pages (unless not `pages`) and the playback rate; print and return the
+    pages' figures."""
     from playwright.sync_api import sync_playwright
 
     chromium = chromium_path()
@@ -183,7 +271,7 @@ def run(cold_loads: int = COLD_LOADS) -> dict:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             load_page(browser, server.url, "embed")  # warm the server (imports, first run)
-            for kind in PAGES:
+            for kind in PAGES if pages else ():
                 colds = [load_page(browser, server.url, kind) for _ in range(cold_loads)]
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 try:
@@ -193,6 +281,7 @@ def run(cold_loads: int = COLD_LOADS) -> dict:
                     context.close()
                 out[kind] = {"cold": colds, "warm": warm}
                 _print_page(server.url, kind, colds, warm)
+            playback(browser, server.url)
         finally:
             browser.close()
     return out
@@ -267,7 +356,11 @@ def _print_page(base: str, kind: str, colds: list[dict], warm: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.page", description=__doc__)
     parser.add_argument("--cold", type=int, default=COLD_LOADS, help="cold loads per page (max 10)")
-    run(parser.parse_args(argv).cold)
+    parser.add_argument(
+        "--playback-only", action="store_true", help="measure only the playback rate"
+    )
+    args = parser.parse_args(argv)
+    run(args.cold, pages=not args.playback_only)
     return 0
 
 

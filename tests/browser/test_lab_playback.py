@@ -17,6 +17,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+from bench.page import measure_playback
 from tests.conftest import TEST_CONFIG
 
 pytestmark = pytest.mark.browser
@@ -163,59 +164,12 @@ def test_a_run_cut_by_a_server_restart_is_requested_again_and_completes(restarta
     assert errors == []
 
 
-# Record (page clock, step shown) each time the page sets the step counter. The time is taken
-# as the text is set, before the page redraws: it is the time the player moved to that step.
-WATCH_COUNTER = """() => {
-  const el = document.querySelector('.player [data-role="counter"]');
-  const text = Object.getOwnPropertyDescriptor(Node.prototype, 'textContent');
-  window.counterLog = [];
-  Object.defineProperty(el, 'textContent', {
-    get() { return text.get.call(this); },
-    set(v) {
-      const k = Number(v.split(' ')[1]);
-      if (v !== text.get.call(this)) window.counterLog.push([performance.now(), k]);
-      text.set.call(this, v);
-    },
-  });
-}"""
-
-
-def slope(points: list[list[float]]) -> float:
-    """Least-squares slope of steps against milliseconds, in steps per second."""
-    n = len(points)
-    mt = sum(t for t, _ in points) / n
-    mk = sum(k for _, k in points) / n
-    cov = sum((t - mt) * (k - mk) for t, k in points)
-    var = sum((t - mt) ** 2 for t, _ in points)
-    return 1000 * cov / var
-
-
 def test_playback_at_64_ranks_and_8x_advances_8_steps_a_second(live_server, page):
-    page.goto(f"{live_server.url}/lab?collective=allreduce&algorithm=ring&ranks=64&speed=8")
-    page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
-    page.click("#run")
-    page.wait_for_function(  # every step has arrived: playback never waits for the stream
-        f"() => document.querySelector('{BADGE}').textContent === "
-        "'checked against numpy at the end' "
-        f"|| document.querySelector('{BADGE}').dataset.state === 'ok'",
-        timeout=60_000,
-    )
-    page.keyboard.press("Home")
-    page.evaluate(WATCH_COUNTER)
-    page.keyboard.press(" ")
-    page.wait_for_function(  # 48 steps, or twice the time they should take (page clock)
-        "() => window.counterLog.length && (window.counterLog.at(-1)[1] >= 49"
-        " || performance.now() - window.counterLog[0][0] > 12_000)",
-        timeout=60_000,
-    )
-    page.keyboard.press(" ")
-    log = page.evaluate("window.counterLog")
-    shown = [(t, k) for t, k in log if 1 <= k <= 49]
-    rate = slope(shown)
-    print(f"\n64 ranks at 8x: {rate:.2f} steps/s over {len(shown)} counter updates")
-    assert 0.9 <= rate / 8 <= 1.1, f"8x played at {rate:.2f} steps/s"
-    steps = [k for _, k in shown]
-    assert steps == sorted(steps), "the counter only moves forward while playing"
+    """The rate is the slope of step against the page's own clock (bench/page.py measures it)."""
+    r = measure_playback(page, live_server.url, ranks=64, speed=8, steps=48)
+    print(f"\n64 ranks at 8x: {r['rate']:.2f} steps/s over {r['updates']} counter updates")
+    assert 0.9 <= r["rate"] / 8 <= 1.1, f"8x played at {r['rate']:.2f} steps/s"
+    assert r["ordered"], "the counter only moves forward while playing"
     assert page.console_errors == []
 
 
