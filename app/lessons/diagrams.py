@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-# The same colours as static/js/palette.js (a test keeps them equal): Okabe & Ito for chunks,
-# Paul Tol's "muted" set for ranks.
+# The same colours as static/js/palette.js (a test keeps them equal): Okabe & Ito for chunks.
+# Ranks are neutral there, so that a colour always means a chunk; a filled rank here takes the
+# light theme's rank outline tone.
 CHUNK_COLORS = (
     "#E69F00",
     "#56B4E9",
@@ -26,17 +27,7 @@ CHUNK_COLORS = (
     "#CC79A7",
     "#000000",
 )
-RANK_COLORS = (
-    "#332288",
-    "#88CCEE",
-    "#44AA99",
-    "#117733",
-    "#999933",
-    "#DDCC77",
-    "#CC6677",
-    "#882255",
-    "#AA4499",
-)
+RANK_FILLED = "#5B5F6A"
 # Hypercube dimensions and link classes: palette colours with enough contrast for thin lines.
 DIMENSION_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
@@ -457,7 +448,7 @@ def double_binary_tree(params: Params, uid: str) -> Diagram:
             x0=40,
             y0=y0 + 10,
             node_r=node_r,
-            fill_of=lambda r, s=interior: RANK_COLORS[0] if r in s else None,
+            fill_of=lambda r, s=interior: RANK_FILLED if r in s else None,
         )
         y0 += (max(depths) + 1) * dy + 50
     width, height = 80 + (p - 1) * dx, y0 - 20

@@ -9,10 +9,7 @@
   "use strict";
   const P = global.Palette;
   const CONFIG = { displayModeBar: false, responsive: true, scrollZoom: false, doubleClick: false };
-  // One neutral arrow for several chunks: a message of more than FAN chunks, or neighbours'
-  // transfers drawn together along a circle.
-  const MANY_CHUNKS = "#6b6f78";
-  const FAN = 4;
+  const FAN = 4; // a message of more chunks is one neutral arrow (Palette.manyChunks)
   const TITLE_SIZE = 13; // px, the tree titles
   const ROUND = new Set(["ring", "circulant", "complete", undefined]); // ranks on a circle
   const MIN_ARROW_PX = 28; // shorter than this between two ranks, an arrow reads as a bow-tie
@@ -24,7 +21,9 @@
     return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   }
   function theme() {
+    const name = document.documentElement.dataset.theme === "dark" ? "dark" : "light";
     return {
+      name, rank: P.rankTone(name),
       fg: cssVar("--fg") || "#1c1d21", muted: cssVar("--muted") || "#5b5f6a",
       line: cssVar("--line") || "#d9dbe0", panel: cssVar("--panel") || "#fff",
       accent: cssVar("--accent") || "#0b5cad", font: cssVar("--font") || "sans-serif",
@@ -83,17 +82,8 @@
     const text = runs.length > 6 ? runs.slice(0, 5).join("+") + "+…" : runs.join("+");
     return `${text} (${holders.length} of ${p})`;
   }
-  function textColor(hex) {
-    const n = parseInt(hex.slice(1), 16);
-    const [r, g, b] = [(n >> 16) & 255, (n >> 8) & 255, n & 255];
-    return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#111" : "#fff";
-  }
   const REDUCING = new Set(["allreduce", "reduce", "reduce_scatter"]);
-  // Okabe & Ito's black chunk turns into the text colour, so it stays visible on dark pages.
-  function chunkColor(c, t) {
-    const color = P.chunkColor(c);
-    return color === "#000000" ? t.fg : color;
-  }
+  function chunkColor(c, t) { return P.chunkColor(c, t.name); }
   function chunkBytes(run, c) { return (run.chunks[c][1] - run.chunks[c][0]) * run.itemsize; }
   function reduces(run) { return REDUCING.has(run.start.collective); }
   function isAllToAll(run) { return run.start.collective === "all_to_all"; }
@@ -378,7 +368,6 @@
     // The ranks: numbered inside the markers when they are big enough, else beside them.
     _nodes() {
       const g = this.geo, p = this.run.p, t = this.t;
-      const colors = g.nodes.map((n) => P.rankColor(n.rank));
       const rpn = (this.run.start.layout.topology || {}).ranks_per_node || p;
       const label = (n) => {
         let s = `rank ${n.rank}`;
@@ -392,8 +381,11 @@
         x: g.nodes.map((n) => n.x), y: g.nodes.map((n) => n.y),
         text: g.nodes.map((n) => String(n.rank)), hovertext: g.nodes.map(label), hoverinfo: "text",
         textposition: "middle center", cliponaxis: false,
-        textfont: { color: colors.map(textColor), size: this.nodePx > 24 ? 13 : 11, family: t.font },
-        marker: { color: colors, size: this.nodePx, line: { color: t.panel, width: this.nodePx > 12 ? 1.5 : 0.8 } },
+        textfont: { color: t.rank.text, size: this.nodePx > 24 ? 13 : 11, family: t.font },
+        marker: {
+          color: t.rank.fill, size: this.nodePx,
+          line: { color: t.rank.line, width: this.nodePx > 12 ? 1.5 : 1.2 },
+        },
       };
       this.labelTrace = { type: "scatter", mode: "text", x: [], y: [], text: [], hoverinfo: "skip", cliponaxis: false };
       if (inside) return;
@@ -463,7 +455,7 @@
         const fan = m.chunks.length <= FAN ? m.chunks : [null];
         const bytes = m.elements * run.itemsize;
         fan.forEach((chunk, i) => {
-          const color = chunk === null ? MANY_CHUNKS : chunkColor(chunk, this.t);
+          const color = chunk === null ? P.manyChunks(this.t.name) : chunkColor(chunk, this.t);
           const what = chunk === null
             ? `${m.chunks.length} chunks (${m.chunks.slice(0, 8).map(P.chunkLabel).join(", ")}${m.chunks.length > 8 ? ", …" : ""})`
             : `chunk ${P.chunkLabel(chunk)}`;
@@ -543,14 +535,14 @@
       }
       const chunks = piece.flatMap((m) => m.chunks);
       const colors = new Set(chunks.map((c) => chunkColor(c, this.t)));
-      const color = colors.size === 1 ? [...colors][0] : MANY_CHUNKS;
+      const color = colors.size === 1 ? [...colors][0] : P.manyChunks(this.t.name);
       const path = Math.abs(way.d) === 1
         ? [piece[0].src, ...piece.map((m) => m.dst)].map((q) => `r${q}`).join(" → ")
         : piece.map((m) => `r${m.src} → r${m.dst}`).join(", ");
       const labels = chunks.slice(0, 16).map(P.chunkLabel).join(", ") + (chunks.length > 16 ? ", …" : "");
       const bytes = piece.reduce((sum, m) => sum + m.elements * run.itemsize, 0);
       const hover = `${path} · ${piece.length} transfer${piece.length > 1 ? "s" : ""} · chunk${chunks.length > 1 ? "s" : ""} ${labels} · ${way.op} · ${formatBytes(bytes)}`;
-      addArrow(groups, { color, op: way.op, width: 2.2 }, xs, ys, 11, hover);
+      addArrow(groups, { color, op: way.op, width: 2.2 }, xs, ys, 12, hover);
     }
 
     // Draw the run at its cursor; with `flightMs`, chunks fly from sender to receiver.
@@ -617,7 +609,6 @@
       const t = this.t, cols = this.cols;
       const every = tickStep(cols, 16), everyR = tickStep(p, 24);
       const colLabel = (c) => (this.a2a ? `→r${c}` : P.chunkLabel(c));
-      const rankTick = (r) => `<span style="color:${P.rankColor(r)}">●</span> r${r}`;
       const small = p > 16 || cols > 24;
       this.trace = {
         type: "heatmap", x: range(cols), y: range(p), z: this.z, text: this.text,
@@ -640,7 +631,7 @@
         },
         yaxis: {
           autorange: "reversed", tickvals: range(p).filter((r) => r % everyR === 0),
-          ticktext: range(p).filter((r) => r % everyR === 0).map(rankTick),
+          ticktext: range(p).filter((r) => r % everyR === 0).map((r) => `r${r}`),
           fixedrange: true, showgrid: false, zeroline: false, tickfont: { size: p > 16 ? 10 : 12 },
         },
       });
@@ -861,11 +852,10 @@
       const p = run.p, t = this.t;
       const every = tickStep(p, 16);
       const ticks = range(p).filter((r) => r % every === 0);
-      const rankTick = (r) => `<span style="color:${P.rankColor(r)}">●</span> r${r}`;
       this.layout = Object.assign(baseLayout(t), {
         margin: { l: 54, r: 10, t: 34, b: 10 },
         xaxis: { side: "top", title: { text: "to rank", font: { size: 12 } }, tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
-        yaxis: { autorange: "reversed", tickvals: ticks, ticktext: ticks.map(rankTick), fixedrange: true, showgrid: false, zeroline: false },
+        yaxis: { autorange: "reversed", tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
       });
       this.barLayout = Object.assign(baseLayout(t), {
         margin: { l: 54, r: 10, t: 22, b: 30 }, // the top margin holds the formula's legend
@@ -873,7 +863,6 @@
         xaxis: { tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, tickfont: { size: 10 } },
         yaxis: { title: { text: "sent so far", font: { size: 12 } }, fixedrange: true, gridcolor: t.line, rangemode: "tozero" },
       });
-      this.barColors = range(p).map(P.rankColor);
       this.scanned = 0; // steps whose traffic is in stepMax and totals
       this.stepMax = 1;
       this.totals = new Float64Array(p * p);
@@ -926,7 +915,7 @@
       const formula = Array.isArray(expected) ? expected : typeof expected === "number" ? range(p).map(() => expected) : null;
       const top = Math.max(final, ...(formula || [0]), ...sent, 1) * 1.12;
       const data = [{
-        type: "bar", x: range(p), y: sent, marker: { color: this.barColors },
+        type: "bar", x: range(p), y: sent, marker: { color: t.rank.fill, line: { color: t.rank.line, width: 1 } },
         hovertext: sent.map((b, r) => `r${r} has sent ${formatBytes(b)}${formula ? ` of ${formatBytes(formula[r])} (formula)` : ""}`),
         hoverinfo: "text",
       }];
@@ -950,20 +939,17 @@
   function fillLegend(root, run, hasGoal) {
     const chunksEl = root.querySelector('[data-role="legend-chunks"]');
     const ranksEl = root.querySelector('[data-role="legend-ranks"]');
-    const swatch = (color, label) => `<span class="swatch"><span class="dot" style="background:${color}"></span>${escapeHtml(label)}</span>`;
+    const swatch = (color, label, line) => `<span class="swatch"><span class="dot" style="background:${color}${line ? `;border-color:${line}` : ""}"></span>${escapeHtml(label)}</span>`;
+    const t = theme();
     if (chunksEl) {
       const n = Math.min(run.C, P.CHUNK_COLORS.length);
-      const t = theme();
       let html = range(n).map((c) => swatch(chunkColor(c, t), P.chunkLabel(c))).join("");
       if (run.C > n) html += `<span class="muted small">colours repeat every ${n} chunks; hover an arrow for its chunk</span>`;
-      html += swatch(MANY_CHUNKS, "several chunks in one arrow (hover it for each)");
+      html += swatch(P.manyChunks(t.name), "several chunks in one arrow (hover it for each)");
       chunksEl.innerHTML = html;
     }
     if (ranksEl) {
-      const n = Math.min(run.p, P.RANK_COLORS.length);
-      let html = range(n).map((r) => swatch(P.rankColor(r), `r${r}`)).join("");
-      if (run.p > n) html += `<span class="muted small">repeat every ${n} ranks; labels give the number</span>`;
-      ranksEl.innerHTML = html;
+      ranksEl.innerHTML = swatch(t.rank.fill, `numbered discs, r0 … r${run.p - 1} (colour means a chunk, never a rank)`, t.rank.line);
     }
     const hier = root.querySelector('[data-role="legend-hier"]');
     if (hier) hier.hidden = (run.start.layout.topology || {}).kind !== "hierarchical";

@@ -231,6 +231,108 @@ def test_8_rank_ring_draws_one_arrow_per_transfer(live_server, page, viewport):
         assert min(a["head"] for a in arrows) >= 8
 
 
+# ---- D: rank colours and chunk colours never look alike, in either theme ---------------------
+
+DRAWN_COLOURS = """() => {
+  const topo = document.querySelector('.lab [data-role="topology"]');
+  const bars = document.querySelector('.lab [data-role="rank-bytes"]');
+  const list = (c) => (Array.isArray(c) ? c : [c]);
+  const nodes = topo.data.find(
+    (t) => Array.isArray(t.hovertext) && String(t.hovertext[0]).startsWith('rank '));
+  const arrows = topo.data.filter((t) => t.marker && t.marker.symbol === 'arrow');
+  const swatches = (role) => [...document.querySelectorAll(`[data-role="${role}"] .dot`)]
+    .map((d) => getComputedStyle(d).backgroundColor);
+  const ticks = [...document.querySelectorAll('.lab .ytick tspan')]
+    .map((t) => t.style.fill).filter(Boolean);
+  return {
+    ranks: [...list(nodes.marker.color), ...swatches('legend-ranks'), ...ticks,
+            ...list(bars.data[0].marker.color)],
+    chunks: [...swatches('legend-chunks'), ...arrows.map((t) => t.line.color)],
+  };
+}"""
+
+
+def rgb(colour: str) -> tuple[float, float, float]:
+    colour = colour.strip()
+    if colour.startswith("#"):
+        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return tuple(float(v) for v in re.findall(r"[\d.]+", colour)[:3])
+
+
+# How a colour looks to a dichromat: Machado, Oliveira & Fernandes (2009), severity 1, applied
+# to linear RGB.
+DICHROMATS = {
+    "normal": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+    "deuteranope": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "protanope": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+}
+
+
+def lab(colour: str, vision: str = "normal") -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of an sRGB colour as seen with `vision`."""
+
+    def linear(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    seen = [linear(c) for c in rgb(colour)]
+    r, g, b = (
+        min(1, max(0, sum(m * c for m, c in zip(row, seen, strict=True))))
+        for row in DICHROMATS[vision]
+    )
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def delta_e(a: str, b: str, vision: str = "normal") -> float:
+    """CIE76 colour difference: about 2.3 is just noticeable, 20 is plainly another colour."""
+    return sum((p - q) ** 2 for p, q in zip(lab(a, vision), lab(b, vision), strict=True)) ** 0.5
+
+
+def test_delta_e_matches_known_values():
+    assert delta_e("#ffffff", "#000000") == pytest.approx(100, abs=0.1)
+    assert delta_e("#ff0000", "#ff0000") == 0
+    assert delta_e("rgb(255, 0, 0)", "#00ff00") == pytest.approx(170.6, abs=0.5)
+    # red and green, far apart for most readers, nearly meet for a deuteranope
+    assert delta_e("#d62728", "#2ca02c") > 100 and delta_e("#d62728", "#2ca02c", "deuteranope") < 10
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_rank_colours_are_far_from_every_chunk_colour(live_server, page, theme):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8")
+    if page.evaluate("document.documentElement.dataset.theme") != theme:
+        page.click('[data-role="theme-toggle"]')  # the views redraw in the new theme
+    assert page.evaluate("document.documentElement.dataset.theme") == theme
+    show_step(page, 2)
+    drawn = page.evaluate(DRAWN_COLOURS)
+    assert len(set(drawn["chunks"])) >= 8  # the legend shows all eight chunk colours
+    close = sorted(
+        {
+            (vision, round(delta_e(r, c, vision), 1), r, c)
+            for vision in DICHROMATS
+            for r in set(drawn["ranks"])
+            for c in set(drawn["chunks"])
+            if delta_e(r, c, vision) < 20
+        }
+    )
+    assert close == [], f"rank and chunk colours within ΔE 20: {close}"
+    assert page.console_errors == []
+
+
 # ---- E: a chart's legend is not struck through by the marks it explains ---------------------
 
 BAR_LEGEND = """() => {

@@ -12,7 +12,7 @@ from app.collectives import trees
 from app.lessons.diagrams import (
     CHUNK_COLORS,
     KINDS,
-    RANK_COLORS,
+    RANK_FILLED,
     DiagramError,
     chunk_label,
     render_diagram,
@@ -43,7 +43,8 @@ def test_colours_match_the_browser_palette():
         return tuple(re.findall(r'"(#[0-9A-Fa-f]{6})"', body))
 
     assert CHUNK_COLORS == array("CHUNK_COLORS")
-    assert RANK_COLORS == array("RANK_COLORS")
+    light = re.search(r"light: \{ fill: \"#\w+\", line: \"(#[0-9A-Fa-f]{6})\"", js).group(1)
+    assert RANK_FILLED == light
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -144,7 +145,7 @@ def test_double_binary_tree_interiors_never_overlap(ranks):
     assert f"rooted at r{tree0.index(-1)} and r{tree1.index(-1)}" in desc(svg)
     assert "No rank is interior in both trees." in desc(svg)
     assert edges_in(svg) == 2 * (ranks - 1)
-    filled = [c for c in svg.iter(f"{SVG}circle") if c.get("fill") == RANK_COLORS[0]]
+    filled = [c for c in svg.iter(f"{SVG}circle") if c.get("fill") == RANK_FILLED]
     interior = sum(
         1
         for parents in (tree0, tree1)
