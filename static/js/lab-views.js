@@ -384,7 +384,7 @@
         textfont: { color: t.rank.text, size: this.nodePx > 24 ? 13 : 11, family: t.font },
         marker: {
           color: t.rank.fill, size: this.nodePx,
-          line: { color: t.rank.line, width: this.nodePx > 12 ? 1.5 : 1.2 },
+          line: { color: t.rank.line, width: this.nodePx > 12 ? 1.5 : this.nodePx >= 8 ? 1.2 : 0.6 },
         },
       };
       this.labelTrace = { type: "scatter", mode: "text", x: [], y: [], text: [], hoverinfo: "skip", cliponaxis: false };
@@ -410,7 +410,9 @@
       const w = Math.max(200, this.el.clientWidth - 16), h = Math.max(200, this.el.clientHeight - 16);
       const xs = this.xr[1] - this.xr[0], ys = this.yr[1] - this.yr[0];
       this.pxPerUnit = Math.min(w / xs, h / ys);
-      this.nodePx = Math.max(9, Math.min(32, this.geo.unit * this.pxPerUnit * 0.42));
+      // 9 px at least, unless neighbours sit closer than that: then dots, not one thick band.
+      const spacing = this.geo.unit * this.pxPerUnit;
+      this.nodePx = Math.max(Math.min(9, spacing * 0.7), Math.min(32, spacing * 0.42));
     }
 
     _arrows(cursor) {
