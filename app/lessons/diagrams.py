@@ -600,8 +600,9 @@ def hierarchical(params: Params, uid: str) -> Diagram:
     )
     caption = (
         f"{nodes} × {gpus} GPUs. Solid: NVLink inside a node; dashed: the network, one rail per "
-        "local GPU index. Hierarchical allreduce reduce-scatters inside each node, allreduces "
-        "shard i (M/g bytes) across nodes on rail i, then allgathers inside each node."
+        "local GPU index. A GPU's colour is the shard it owns, as chunks are coloured in the lab: "
+        "hierarchical allreduce reduce-scatters inside each node, allreduces shard i (M/g bytes) "
+        "across nodes on rail i, then allgathers inside each node."
     )
     return Diagram(c.svg(width, height, title, desc, "hierarchical"), caption)
 

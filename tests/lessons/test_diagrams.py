@@ -14,6 +14,7 @@ from app.lessons.diagrams import (
     KINDS,
     RANK_FILLED,
     DiagramError,
+    chunk_color,
     chunk_label,
     render_diagram,
 )
@@ -182,6 +183,15 @@ def test_hierarchical_draws_every_gpu_and_one_rail_per_local_index():
     assert len(gpus) == 12
     assert [t for t in texts(svg) if t.startswith("r")] == [f"r{i}" for i in range(12)]
     assert "4 rails of 3 GPUs each" in desc(svg)
+
+
+def test_hierarchical_colours_a_gpu_by_the_shard_it_owns_and_says_so():
+    """Colour means a chunk everywhere (palette.js): GPU i of every node owns shard i."""
+    svg = draw("hierarchical", nodes=2, gpus=4)
+    fills = [e.get("fill") for e in svg.iter(f"{SVG}rect") if "dg-gpu" in e.get("class")]
+    assert fills == [chunk_color(g) for g in range(4)] * 2
+    caption = render_diagram("hierarchical", {"nodes": "2", "gpus": "4"}, "t").caption
+    assert "colour is the shard it owns" in caption
 
 
 def test_node_draws_the_server_and_says_when_there_is_no_nvlink():
