@@ -21,10 +21,11 @@ from .bank import (
     current_bank,
     load_bank,
 )
-from .grading import StaleQuestion, SubmissionError, grade
+from .grading import AlreadyGraded, StaleQuestion, SubmissionError, grade
 from .present import public
 
 __all__ = [
+    "AlreadyGraded",
     "DIFFICULTIES",
     "KINDS",
     "SEED_TOPICS",

@@ -1,14 +1,16 @@
 """Grade one submitted answer on the server and explain it.
 
-`grade(bank, body, secret)` takes the decoded JSON body of POST /api/quiz/answer:
+`grade(bank, body, secret, graded)` takes the decoded JSON body of POST /api/quiz/answer:
 
     {"id": "...", "answer": ..., "params": {...}, "token": "..."}   (params/token: numeric, predict)
 
 checks every field (a problem raises `SubmissionError` naming the field, which the web layer
-turns into a 400; `StaleQuestion` when ids or a token were not made with this server's key, so
-the page can offer a fresh question), recomputes the truth (the bank's flags, `app.costs` for
-numeric templates, the engine's trace for predict questions) and returns the verdict with the
-explanations.
+turns into a 400; `StaleQuestion` when ids or a token were not made with this server's key, or
+the draw is past its lifetime, so the page can offer a fresh question), recomputes the truth
+(the bank's flags, `app.costs` for numeric templates, the engine's trace for predict questions)
+and returns the verdict with the explanations. A drawn question (numeric, predict) is graded
+once: its draw is claimed in `graded` (`tokens.GradedDraws`) only after the answer was checked,
+and a second answer raises `AlreadyGraded`, so a revealed expected value cannot be resubmitted.
 """
 
 from __future__ import annotations
@@ -50,6 +52,24 @@ class StaleQuestion(SubmissionError):
         )
 
 
+class ExpiredQuestion(StaleQuestion):
+    """The draw is older than its token's lifetime (or dated ahead): ask for a fresh question."""
+
+    def __init__(self, field: str, message: str) -> None:
+        SubmissionError.__init__(
+            self, field, f"{message} and cannot be graded any more; ask for a fresh question"
+        )
+
+
+class AlreadyGraded(SubmissionError):
+    """This draw of the question was graded before; its answer may have been shown."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "token", "this question's answer was already graded; draw a new question to try again"
+        )
+
+
 def _question(bank: Bank, body) -> Question:
     if not isinstance(body, dict):
         raise SubmissionError("body", "must be a JSON object with id and answer")
@@ -79,8 +99,8 @@ def _ids(answer, allowed: list[str], unknown_error=SubmissionError) -> list[str]
     return answer
 
 
-def _signed(q: Question, body: dict, secret) -> dict:
-    """Return the drawn parameters after checking their signature and their domain."""
+def _signed(q: Question, body: dict, secret) -> tuple[dict, tokens.Draw]:
+    """Return the drawn parameters and their draw, after checking signature, age and domain."""
     params, token = body.get("params"), body.get("token")
     if not isinstance(params, dict):
         raise SubmissionError("params", "must be the object the question came with")
@@ -91,27 +111,35 @@ def _signed(q: Question, body: dict, secret) -> dict:
         raise SubmissionError("token", "must be the token the question came with")
     if not tokens.verify(secret, q.id, params, token):
         raise StaleQuestion("params", "do not match their token")
+    draw = tokens.parse_draw(token)
+    too_old = tokens.age_problem(draw)
+    if too_old:
+        raise ExpiredQuestion("token", too_old)
     if q.kind == "numeric":
         problem = generators.check_draw(q.numeric.params, params)
     else:
         problem = generators.check_predict(q.predict, params)
     if problem:
         raise SubmissionError("params", problem)
-    return params
+    return params, draw
 
 
-def grade(bank: Bank, body, secret) -> dict:
-    """Grade one submission; raise SubmissionError if it is malformed."""
+def grade(bank: Bank, body, secret, graded: tokens.GradedDraws | None = None) -> dict:
+    """Grade one submission; raise SubmissionError if it is malformed or its draw was graded.
+
+    Without `graded` nothing is recorded (a drawn question may then be graded again).
+    """
     q = _question(bank, body)
+    params = draw = None
     if q.kind in ("numeric", "predict"):
-        params = _signed(q, body, secret)
+        params, draw = _signed(q, body, secret)
     elif "params" in body or "token" in body:
         name = "params" if "params" in body else "token"
         raise SubmissionError(name, f"a {q.kind} question takes no {name}")
-    answer = body["answer"]
-    result = GRADERS[q.kind](
-        q, answer, secret, params if q.kind in ("numeric", "predict") else None
-    )
+    result = GRADERS[q.kind](q, body["answer"], secret, params)
+    # Claimed only now: an answer refused as malformed leaves the question open.
+    if draw is not None and graded is not None and not graded.claim(draw):
+        raise AlreadyGraded()
     result.update(
         id=q.id,
         kind=q.kind,

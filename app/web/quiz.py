@@ -6,7 +6,8 @@
   questions (numeric and predict ones drawn anew, signed with SECRET_KEY), each with the
   chosen topic it was selected for.
 - `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why; ids or a
-  token made with another key get 400 with `stale: true` (the page offers a fresh question).
+  token made with another key, or a draw past its lifetime, get 400 with `stale: true` (the
+  page offers a fresh question); a drawn question answered a second time gets 409.
 
 Bad input gets 400 with `{"error": "..."}` naming the field; a bank that does not load gets 503
 with the bank's problems (an authoring error, fixed in lessons/quizzes/).
@@ -24,6 +25,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from app.quiz import (
     DIFFICULTIES,
     KINDS,
+    AlreadyGraded,
     BankError,
     StaleQuestion,
     SubmissionError,
@@ -40,6 +42,7 @@ from app.quiz.select import (
     mock_interview,
     topic_counts,
 )
+from app.quiz.tokens import GradedDraws
 
 bp = Blueprint("quiz", __name__)
 
@@ -56,6 +59,14 @@ class ParamError(ValueError):
 def _secret() -> str:
     """Return the signing key: configured, or kept in the instance folder (app/web/factory.py)."""
     return current_app.config["SECRET_KEY"]
+
+
+def _graded() -> GradedDraws:
+    """Return this app's record of graded draws (per process: see docs/quiz.md)."""
+    graded = current_app.extensions.get("quiz_graded_draws")
+    if graded is None:
+        graded = current_app.extensions.setdefault("quiz_graded_draws", GradedDraws())
+    return graded
 
 
 def _error(message: str, status: int = 400):
@@ -214,7 +225,9 @@ def answer():
     except BankError as exc:
         return _bank_unavailable(exc)
     try:
-        return jsonify(grade(bank, body, _secret()))
+        return jsonify(grade(bank, body, _secret(), _graded()))
+    except AlreadyGraded as exc:
+        return _error(str(exc), 409)  # nothing of the verdict again: it may show the answer
     except StaleQuestion as exc:
         # Not the learner's mistake: the page says why and offers a fresh question.
         return jsonify(error=str(exc), stale=True), 400

@@ -373,3 +373,83 @@ def test_no_submission_causes_a_server_error(client, qid, answer, params, token)
         body["token"] = token
     r = post(client, body)
     assert r.status_code in (200, 400), r.get_data(as_text=True)[:300]
+
+
+# -- one grading per drawn question ---------------------------------------------------------------
+
+
+def draw(client, qid: str) -> dict:
+    """Fetch a fresh copy of question `qid` as the page would."""
+    r = client.get(f"/api/quiz/questions?ids={qid}")
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["questions"][0]
+
+
+def signed_body(shown: dict, answer) -> dict:
+    return {"id": shown["id"], "params": shown["params"], "token": shown["token"], "answer": answer}
+
+
+def check_refused_as_graded(response) -> None:
+    """Assert a resubmission is refused with 409, says why, and reveals nothing."""
+    assert response.status_code == 409, response.get_data(as_text=True)[:300]
+    data = response.get_json()
+    assert data["error"].startswith("token: ")
+    assert "already graded" in data["error"] and "draw a new question" in data["error"]
+    assert keys_in(data) & ANSWER_KEYS == set(), data
+
+
+def test_a_wrong_numeric_answer_shows_the_value_once_and_it_cannot_be_resubmitted(client):
+    shown = draw(client, "num-ring-allreduce-time")
+    wrong = post(client, signed_body(shown, -1.0))
+    assert wrong.status_code == 200
+    result = wrong.get_json()
+    assert result["correct"] is False
+    revealed = result["expected_text"]
+    again = post(client, signed_body(shown, result["expected"]))
+    check_refused_as_graded(again)
+    assert revealed not in again.get_data(as_text=True)
+    # A fresh draw of the same question is a new question: it is graded.
+    fresh = post(client, signed_body(draw(client, "num-ring-allreduce-time"), 1.0))
+    assert fresh.status_code == 200 and "expected" in fresh.get_json()
+
+
+def test_a_predict_question_is_graded_once(client, bank):
+    from app.quiz import generators
+
+    shown = draw(client, "predict-ring-allreduce-sends")
+    assert post(client, signed_body(shown, [])).status_code == 200
+    truth = sorted(generators.predict_truth(bank.by_id[shown["id"]].predict, shown["params"]))
+    check_refused_as_graded(post(client, signed_body(shown, truth)))
+
+
+def test_a_malformed_answer_does_not_use_up_the_question(client):
+    shown = draw(client, "num-ring-allreduce-time")
+    assert post(client, signed_body(shown, "fast")).status_code == 400
+    assert post(client, signed_body(shown, 1.0)).status_code == 200
+    check_refused_as_graded(post(client, signed_body(shown, 2.0)))
+
+
+def test_the_same_numbers_drawn_twice_are_two_questions(client):
+    from app.quiz import tokens
+
+    shown = draw(client, "num-ring-allreduce-time")
+    secret = client.application.config["SECRET_KEY"]
+    again = {**shown, "token": tokens.sign(secret, shown["id"], shown["params"])}
+    assert again["token"] != shown["token"]
+    assert post(client, signed_body(shown, 1.0)).status_code == 200
+    assert post(client, signed_body(again, 1.0)).status_code == 200
+    check_refused_as_graded(post(client, signed_body(again, 1.0)))
+
+
+def test_a_question_older_than_its_token_lifetime_is_stale(client):
+    import time
+
+    from app.quiz import tokens
+
+    shown = draw(client, "num-ring-allreduce-time")
+    secret = client.application.config["SECRET_KEY"]
+    drawn_at = time.time() - tokens.LIFETIME_S - 60
+    old = {**shown, "token": tokens.sign(secret, shown["id"], shown["params"], drawn_at=drawn_at)}
+    r = post(client, signed_body(old, 1.0))
+    assert r.status_code == 400 and r.get_json()["stale"] is True
+    assert r.get_json()["error"].startswith("token: ")
