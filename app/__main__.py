@@ -6,6 +6,7 @@ import argparse
 
 from . import create_app
 from .web.extensions import socketio
+from .web.headers import RequestHandler
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -26,6 +27,7 @@ def main(argv: list[str] | None = None) -> None:
             use_reloader=args.debug,
             allow_unsafe_werkzeug=True,  # threading mode's server; fine for a teaching app
             log_output=args.debug,
+            request_handler=RequestHandler,  # no `Server: Werkzeug/x Python/y` header
         )
     except KeyboardInterrupt:
         pass

@@ -15,6 +15,7 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.web.extensions import socketio
+from app.web.headers import RequestHandler
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -66,7 +67,9 @@ class LiveServer:
     """The app served by werkzeug's threaded server on 127.0.0.1 and a free port."""
 
     def __init__(self, app) -> None:
-        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self._server = make_server(
+            "127.0.0.1", 0, app, threaded=True, request_handler=RequestHandler
+        )
         self.port = self._server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
