@@ -29,7 +29,7 @@ from flask import Flask
 
 from app.collectives import CollectiveError, simulate
 
-from . import memory, params, serialize
+from . import bad_input, memory, params, serialize
 from .limits import RateLimited, TokenBuckets
 from .runcache import EncodedRun, RunCache
 from .socket_json import UNDECODABLE, Encoded, encode
@@ -40,6 +40,7 @@ BUSY_RETRY_S = 2  # what a client is told to wait when every run slot is taken
 # Engine runs at once, over all clients: the engine is CPU-bound, so more than the cores only
 # adds memory (each run holds its buffers and trace) and delays everyone's first step.
 ENGINE_SLOTS = threading.BoundedSemaphore(max(2, os.cpu_count() or 2))
+KNOWN_EVENTS = ("simulate", "cancel")
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,11 @@ class RunRegistry:
         with self._lock:
             return list(self._live)
 
+    def live(self) -> list[Run]:
+        """Return the runs whose task has not ended yet (to end them when the server stops)."""
+        with self._lock:
+            return list(self._live.values())
+
 
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""
@@ -154,11 +160,15 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     app.extensions["lab_trimmer"] = trimmer
     cache = RunCache(app.config["LAB_RUN_CACHE_BYTES"])
     app.extensions["lab_run_cache"] = cache
-    handlers = _Handlers(app, server, runs, cache)
+    noted = bad_input.BadInputLog(interval_s=app.config["BAD_INPUT_LOG_INTERVAL_S"])
+    app.extensions["bad_input_log"] = noted
+    bad_input.guard(app, server, noted)  # malformed packets: one log line, no traceback
+    handlers = _Handlers(app, server, runs, cache, noted)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
     server.on(UNDECODABLE, handlers.undecodable, namespace=NAMESPACE)
+    server.on("*", handlers.unknown, namespace=NAMESPACE)
 
 
 def _no_delay(wsgi_app: Callable) -> Callable:
@@ -183,12 +193,18 @@ class _Handlers:
     """The event handlers of one app: validate, start or cancel a run, answer with an ack."""
 
     def __init__(
-        self, app: Flask, server: socketio.Server, runs: RunRegistry, cache: RunCache
+        self,
+        app: Flask,
+        server: socketio.Server,
+        runs: RunRegistry,
+        cache: RunCache,
+        noted: bad_input.BadInputLog,
     ) -> None:
         self.app = app
         self.server = server
         self.runs = runs
         self.cache = cache
+        self.noted = noted
         self.rate = TokenBuckets(
             "simulate requests", app.config["SIMULATE_RATE_PER_S"], app.config["SIMULATE_BURST"]
         )
@@ -224,11 +240,30 @@ class _Handlers:
     def undecodable(self, sid: str, *args) -> dict:
         """Answer a message whose JSON could not be loaded (see app/web/socket_json.py)."""
         reason = args[0] if args and isinstance(args[0], str) else "invalid JSON"
+        self._note(sid, f"malformed event ({reason})")
         return {
             "ok": False,
             "error": f"the message could not be decoded ({reason}): send a JSON object of "
             "parameters; integers may have at most 100 digits",
         }
+
+    def unknown(self, *args) -> dict:
+        """Answer an event this server does not know (acked only if the client asked)."""
+        # python-socketio calls the catch-all with (event, sid, *data), but an event named "*"
+        # with (sid, *data): it is the catch-all's own name.
+        if self.server.manager.is_connected(args[0], NAMESPACE):
+            event, sid = "*", args[0]
+        else:
+            event, sid = args[0], args[1]
+        name = event if len(event) <= 40 else event[:37] + "..."
+        self._note(sid, f"unknown event {name!r}")
+        known = ", ".join(KNOWN_EVENTS)
+        return {"ok": False, "error": f"unknown event {name!r}; known events: {known}"}
+
+    def _note(self, sid: str, what: str) -> None:
+        """Log a client's bad input, at most once per address per interval."""
+        environ = self.server.get_environ(sid, NAMESPACE) or {}
+        self.noted.note(environ.get("REMOTE_ADDR") or "unknown", what)
 
     def disconnect(self, sid: str, reason: str | None = None) -> None:
         """Cancel the run of a client that went away, and forget its rate bucket."""
