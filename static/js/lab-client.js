@@ -146,12 +146,12 @@
       this.early = new Map(); // run_id → events that came before the ack
       this.cut = null; // {params, run, received, total}: a run the connection dropped half-way
       // WebSocket first (one round trip less before Run works); long-polling where a proxy
-      // blocks WebSockets. After a drop, retry at least every 5 s, and give up on an attempt
-      // that hangs after 5 s (a restarting server can accept connections before it answers;
-      // the default 20 s left an embed blank that long).
+      // blocks WebSockets. After a drop, retry at least every 4 s, and give up on an attempt
+      // after 5 s: a server that accepts connections but does not answer yet (one that is
+      // starting, or stalled) held each attempt for the client's default 20 s.
       this.socket = global.io({
         transports: ["websocket", "polling"], tryAllTransports: true,
-        reconnectionDelayMax: 5000, randomizationFactor: 0.25, timeout: 5000,
+        reconnectionDelayMax: 4000, randomizationFactor: 0.25, timeout: 5000,
       });
       const connection = (ok) => {
         document.documentElement.dataset.socket = ok ? "connected" : "disconnected";
