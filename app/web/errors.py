@@ -16,11 +16,12 @@ log = logging.getLogger(__name__)
 
 def init_app(app: Flask) -> None:
     """Answer every HTTP error of `app` as JSON for /api/ paths and as a page for the rest."""
-    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(HTTPException, error_response)
     app.register_error_handler(Exception, _unexpected)
 
 
-def _http_error(e: HTTPException):
+def error_response(e: HTTPException):
+    """Answer `e` as JSON under /api/ and as a page elsewhere, keeping Allow and Retry-After."""
     message = e.description or e.name
     if e.code == 405 and e.valid_methods:
         allowed = ", ".join(m for m in e.valid_methods if m not in ("HEAD", "OPTIONS"))
@@ -37,4 +38,5 @@ def _http_error(e: HTTPException):
 
 def _unexpected(e: Exception):
     log.exception("unhandled error on %s %s", request.method, request.path)
-    return _http_error(InternalServerError("the server failed unexpectedly; the error was logged"))
+    failed = InternalServerError("the server failed unexpectedly; the error was logged")
+    return error_response(failed)

@@ -76,8 +76,40 @@ SETTINGS = (
         "Sustained `simulate` requests per second per connection (a token bucket).",
     ),
     Setting("SIMULATE_BURST", 20, "`simulate` requests a connection may send at once."),
-    Setting("API_RATE_PER_S", 50.0, "Sustained /api/ requests per second per client address."),
-    Setting("API_BURST", 200, "/api/ requests a client address may send at once."),
+    Setting(
+        "API_RATE_PER_S",
+        200.0,
+        "Work units per second a client address may spend on HTTP requests, sustained (IPv6: "
+        "per /64). A page, an API call or a calculator answer costs 1 unit, /embed/calc/* 2, "
+        "/calculators 9, POST /api/simulate 1 + cells/1024 (257 for the largest run); static "
+        "files are free. "
+        "200/s is a class of 200 behind one NAT address, each student sending about one "
+        "calculator request a second (app/web/limits.py has the arithmetic); past the budget "
+        "requests get 429 with Retry-After.",
+    ),
+    Setting(
+        "API_BURST",
+        2000,
+        "Work units a client address may spend at once: the whole class of 200 dragging a "
+        "slider together (5 requests each: the calculators' 200 ms debounce allows 5 a second) "
+        "is 1,000, opening /calculators together 1,800.",
+    ),
+    Setting(
+        "CLASS_NETWORKS",
+        "",
+        "CIDR networks, separated by spaces or commas (e.g. '192.0.2.0/24 2001:db8::/48'), "
+        "whose addresses get CLASS_RATE_PER_S and CLASS_BURST instead: a school's NAT address "
+        "with several classes behind it. Empty: none. A malformed entry stops the app at "
+        "startup, naming it. Behind a reverse proxy every request has the proxy's address: "
+        "list the proxy here, or limit at the proxy.",
+    ),
+    Setting(
+        "CLASS_RATE_PER_S",
+        1000.0,
+        "Work units per second for an address in CLASS_NETWORKS: 200 students each sending the "
+        "5 calculator requests a second the debounce allows, all at once.",
+    ),
+    Setting("CLASS_BURST", 10000, "Work units an address in CLASS_NETWORKS may spend at once."),
     Setting(
         "BAD_INPUT_LOG_INTERVAL_S",
         10.0,
