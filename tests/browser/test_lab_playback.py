@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import threading
@@ -84,28 +85,50 @@ def restartable_server():
         server.stop()
 
 
-def slow_streams(page, interval_ms: int) -> list[str]:
-    """Make every `simulate` the page sends stream at `interval_ms` between steps.
+class SlowStreams:
+    """Make every `simulate` the page sends stream at `interval_ms` between steps, and watch.
 
     The lab always asks for interval 0; a slow stream leaves time to stop the server half-way.
-    Returns the list of simulate frames sent, which grows as the page sends more.
+    `simulates` lists the simulate frames the page sent; `steps` counts the sim_step frames the
+    server sent it for its latest simulate (the page may process them later when it is busy).
     """
-    sent: list[str] = []
 
-    def route(ws) -> None:
+    def __init__(self, page, interval_ms: int) -> None:
+        self.interval_ms = interval_ms
+        self.simulates: list[str] = []
+        self.steps = 0
+        self._ack_id = None  # of the latest simulate
+        self._run_id = None  # that simulate's run
+        page.route_web_socket(re.compile(r"/socket\.io/"), self._route)
+
+    def _route(self, ws) -> None:
         server = ws.connect_to_server()
 
         def to_server(message) -> None:
-            if isinstance(message, str) and '"simulate"' in message:
-                message = message.replace('"interval_ms":0', f'"interval_ms":{interval_ms}')
-                sent.append(message)
+            sent = re.match(r'42(\d+)\["simulate",', message) if isinstance(message, str) else None
+            if sent:
+                interval = f'"interval_ms":{self.interval_ms}'
+                message = message.replace('"interval_ms":0', interval)
+                self.simulates.append(message)
+                self._ack_id, self._run_id, self.steps = sent[1], None, 0
             server.send(message)
 
-        ws.on_message(to_server)
-        server.on_message(ws.send)
+        def to_page(message) -> None:
+            if isinstance(message, str):
+                self._watch(message)
+            ws.send(message)
 
-    page.route_web_socket(re.compile(r"/socket\.io/"), route)
-    return sent
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    def _watch(self, message: str) -> None:
+        ack = re.match(r"43(\d+)(\[.*)", message, re.S)
+        if ack and ack[1] == self._ack_id:
+            self._run_id = json.loads(ack[2])[0].get("run_id")
+        elif message.startswith('42["sim_step",'):
+            step = json.loads(message[2:])[1]
+            if self._run_id is not None and step["run_id"] == self._run_id:
+                self.steps += 1
 
 
 def received(page) -> tuple[int, int]:
@@ -118,27 +141,28 @@ def received(page) -> tuple[int, int]:
 
 def test_a_run_cut_by_a_server_restart_is_requested_again_and_completes(restartable_server, page):
     srv = restartable_server
-    simulates = slow_streams(page, 250)
+    streams = SlowStreams(page, 250)
+    simulates = streams.simulates
     page.goto(f"{srv.url}/lab?collective=allreduce&algorithm=ring&ranks=16&speed=8")
     page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
     while len(simulates) < page.evaluate("window.labMetrics.simulateEmits"):
         page.wait_for_timeout(20)  # the frames of a run on load reach the route a little later
     simulates.clear()  # count from Run
     page.click("#run")
+    while streams.steps < 3:  # stop the server once it has sent three steps of Run's run
+        page.wait_for_timeout(20)
+    srv.stop()
+    page.wait_for_function("() => document.documentElement.dataset.socket === 'disconnected'")
     page.wait_for_function(
         "() => /^receiving… ([3-9]|\\d\\d) of 30/.test("
         "document.querySelector('.player [data-role=badge]').textContent)"
     )
-    page.keyboard.press("Home")  # pause, back to the start, then step to 2
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    assert page.locator(COUNTER).inner_text() == "step 2 of 30"
-
-    srv.stop()
-    page.wait_for_function("() => document.documentElement.dataset.socket === 'disconnected'")
     got, total = received(page)
     assert got < total, "the server must go away before the run has streamed"
     page.wait_for_function(f"() => {LAB_TEXT}.includes('Connection lost — reconnecting')")
+    page.keyboard.press("Home")  # pause, back to the start, then step to 2
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
     assert page.locator(COUNTER).inner_text() == "step 2 of 30"
 
     srv.start()
