@@ -1,8 +1,9 @@
 """`make bench`: every benchmark in sequence, every figure printed; nonzero only on a crash.
 
 engine (bench/engine.py), streaming (full stack vs bare python-socketio; with the app's run
-cache off, then on), page (headless Chromium), a short load run (50 clients x 10 s) and a
-short fault run. Figures that miss their
+cache off, then on), page (headless Chromium), a short load run (50 clients x 10 s), a
+short fault run, and the hostile clients (bench/hostile.py: eight attacks, each against a
+fresh server, about 3.5 minutes). Figures that miss their
 target are printed as such, not raised: the machines are noisy and this is not a test.
 """
 
@@ -16,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import engine, load, page, streaming
+from . import engine, hostile, load, page, streaming
 from .common import loadavg
 
 
@@ -84,16 +85,30 @@ def summary(results: dict) -> None:
             f"{f['peak']:.0f} MB, after {f['after']:.0f} MB; threads idle {f['idle_threads']}, "
             f"after {f['threads_after']}"
         )
+    h = results.get("hostile")
+    if h:
+        print(
+            f"hostile: {h['passed']} of {len(h['phases'])} phases met every target (peak RSS "
+            f"within the memory budget, probe first step p95 < {hostile.PROBE_TARGET_MS} ms, "
+            f"RSS after within +{hostile.AFTER_TARGET_MB} MB): "
+            + ", ".join(f"{r.title} {'PASS' if r.passed() else 'FAIL'}" for r in h["phases"])
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--only",
-        help="comma-separated subset: engine,streaming,streaming_cached,page,load,faults",
+        help="comma-separated subset: engine,streaming,streaming_cached,page,load,faults,hostile",
     )
     parser.add_argument("--clients", type=int, default=50, help="load clients (default 50)")
     parser.add_argument("--seconds", type=float, default=10, help="load seconds (default 10)")
+    parser.add_argument(
+        "--hostile-seconds",
+        type=float,
+        default=hostile.DEFAULT_SECONDS,
+        help=f"attack seconds per hostile phase (default {hostile.DEFAULT_SECONDS:g})",
+    )
     args = parser.parse_args(argv)
     steps: dict[str, Callable[[], object]] = {
         "engine": engine.run,
@@ -104,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         "faults": lambda: load.faults(
             clients=10, flood_clients=5, flood=50, big_flood=20, settle_s=30
         ),
+        "hostile": lambda: hostile.run(seconds=args.hostile_seconds),
     }
     chosen = args.only.split(",") if args.only else list(steps)
     unknown = sorted(set(chosen) - set(steps))

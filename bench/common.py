@@ -61,12 +61,14 @@ class ServerProcess:
         ready_path: str = "/",
         timeout: float = 20,
         env: dict[str, str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.args = [sys.executable, *args, "--host", HOST, "--port", str(self.port)]
         self.ready_path = ready_path
         self.env = env or {}
+        self.cwd = cwd or ROOT  # the code it serves: this checkout, or another (bench.hostile)
         self.timeout = timeout
         self.proc: subprocess.Popen | None = None
         self._log = tempfile.NamedTemporaryFile(prefix="bench-server-", suffix=".log", delete=False)
@@ -84,7 +86,7 @@ class ServerProcess:
     def __enter__(self) -> ServerProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
         self.proc = subprocess.Popen(
-            self.args, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT
+            self.args, cwd=self.cwd, env=env, stdout=self._log, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + self.timeout
         while True:
@@ -151,6 +153,13 @@ class ServerProcess:
             if _PROBLEM.search(line) and not _ACCESS.search(line)
         ]
 
+    def log_bytes(self) -> int:
+        """Return how many bytes the server has printed so far (a measure of log floods)."""
+        if self._text is not None:
+            return len(self._text.encode())
+        self._log.flush()
+        return os.path.getsize(self._log.name)
+
     def log_lines(self) -> int:
         """Return how many lines the server has printed (a mark for `problems`)."""
         return len(self.log().splitlines())
@@ -190,9 +199,49 @@ class ServerProcess:
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def app_server(env: dict[str, str] | None = None) -> ServerProcess:
-    """The Collective Lab app, exactly as `python -m app` serves it."""
-    return ServerProcess(["-m", "app"], ready_path="/healthz", env=env)
+def app_server(env: dict[str, str] | None = None, cwd: Path | None = None) -> ServerProcess:
+    """The Collective Lab app, exactly as `python -m app` serves it (from `cwd`'s code)."""
+    return ServerProcess(["-m", "app"], ready_path="/healthz", env=env, cwd=cwd)
+
+
+def process_tree(pid: int) -> list[int]:
+    """Return `pid` and every process descended from it (a server's forked workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(entry.name))
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo.extend(children.get(p, ()))
+    return tree
+
+
+def tree_status(pids: Sequence[int]) -> dict[str, int]:
+    """Sum VmRSS and VmHWM (kB), Threads and open file descriptors over `pids`.
+
+    A process that has exited meanwhile counts as nothing; "processes" says how many answered.
+    """
+    total = {"VmRSS": 0, "VmHWM": 0, "Threads": 0, "fds": 0, "processes": 0}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    key, _, value = line.partition(":")
+                    if key in ("VmRSS", "VmHWM", "Threads"):
+                        total[key] += int(value.split()[0])
+            total["fds"] += len(os.listdir(f"/proc/{pid}/fd"))
+            total["processes"] += 1
+        except (OSError, ValueError):
+            continue
+    return total
 
 
 def loadavg(values: Sequence[float] | None = None) -> str:
