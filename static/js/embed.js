@@ -1,7 +1,8 @@
 // The embed page: the lab's animation with minimal chrome, for an iframe.
 //
 // It asks for its simulation as soon as the socket connects (autoplay decides whether it also
-// plays), loops on the steps it already has when asked to, and follows the page's theme.
+// plays), resumes a run that a dropped connection cut off, loops on the steps it already has
+// when asked to, and follows the page's theme.
 (function (global) {
   "use strict";
   const config = JSON.parse(document.getElementById("lab-config").textContent);
@@ -38,17 +39,23 @@
       showError(`The simulation could not run: ${message}`);
       if (run) player.failed(); else player.loading("not run");
     },
+    // The first connection asks for the run. After a drop the client asks for a cut-off run
+    // again by itself (runs are deterministic), and the player says what happened.
     connection: (ok) => {
-      if (ok && (!requested || !(client.run && client.run.complete))) {
-        requested = true; // first connection, or a reconnection that lost a run half-way
+      if (ok && !requested) {
+        requested = true;
         global.LabMetrics.markClick();
         client.simulate(params());
-      } else if (!ok && !(client.run && client.run.complete)) {
-        showError("Cannot reach the Collective Lab server.");
       } else if (ok) {
         showError("");
+        if (!client.cut) player.notice("");
+      } else if (!requested) {
+        showError("Cannot reach the Collective Lab server.");
+      } else if (client.cut || !(client.run && client.run.complete)) {
+        player.connectionLost(Boolean(client.cut));
       }
     },
+    resumed: (cut) => player.reconnected(cut),
   });
   player.loading("loading…");
 })(window);

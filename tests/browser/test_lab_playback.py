@@ -4,6 +4,7 @@
   connection was lost, re-requests the same run on reconnect (runs are deterministic), keeps
   the user on the step they were on, says so, and completes the run.
 - At 64 ranks and 8×, the steps advance at 8 per second, measured on the page's own clock.
+- The embed does the same: a run a restart cut off is requested again, and the viewer stays.
 - End jumps to the last received step.
 """
 
@@ -184,6 +185,40 @@ def test_a_run_cut_by_a_server_restart_is_requested_again_and_completes(restarta
     )
     assert page.locator(COUNTER).inner_text() == "step 30 of 30"
     assert page.locator(BADGE).inner_text() == "✓ result verified against numpy"
+    errors = [e for e in page.console_errors if "ERR_CONNECTION_REFUSED" not in e]
+    assert errors == []
+
+
+def test_an_embed_resumes_a_run_a_server_restart_cut_off(restartable_server, page):
+    srv = restartable_server
+    streams = SlowStreams(page, 250)
+    page.goto(f"{srv.url}/embed/allreduce/ring?ranks=16&autoplay=0")
+    while streams.steps < 3:  # the embed asks for its run at once; stop after three steps
+        page.wait_for_timeout(20)
+    srv.stop()
+    page.wait_for_function(
+        f"() => document.querySelector('{NOTICE}').textContent.includes('reconnecting')"
+    )
+    got, total = received(page)
+    assert got < total, "the server must go away before the run has streamed"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30"
+
+    srv.start()
+    page.wait_for_function(
+        f"() => document.querySelector('{NOTICE}').textContent.includes('re-requested')",
+        timeout=30_000,
+    )
+    page.wait_for_function(
+        f"() => document.querySelector('{BADGE}').textContent "
+        "=== 'checked against numpy at the end'",
+        timeout=30_000,
+    )
+    assert page.locator(COUNTER).inner_text() == "step 2 of 30", "the viewer stays where it was"
+    assert len(streams.simulates) == 2
+    first, again = (m.split('["simulate",', 1)[1] for m in streams.simulates)
+    assert first == again
     errors = [e for e in page.console_errors if "ERR_CONNECTION_REFUSED" not in e]
     assert errors == []
 
