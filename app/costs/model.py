@@ -7,8 +7,9 @@ Time = Σ over phases (steps·α + critical-path bytes·β + reduced bytes·γ) 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from threading import Lock
 
 # Importing the term modules registers every algorithm (as the engine's modules do).
 from . import allreduce_terms, block_terms, rooted_terms, units  # noqa: F401
@@ -20,6 +21,8 @@ from .terms import ALGORITHMS, COLLECTIVES, INTER, INTRA, Terms
 MAX_MESSAGE_BYTES = float(1 << 40)  # 1 TiB
 MAX_LATENCY_US = 1e6
 MAX_BANDWIDTH_GBS = 1e5
+# 1 kB/s: slower is no link, and a floor keeps every time finite (1 TiB · 65,535 / 1 kB/s).
+MIN_BANDWIDTH_GBS = 1e-6
 MAX_GAMMA_S_PER_BYTE = 1e-3
 MAX_SEGMENTS = 1 << 16
 ROOTED = ("reduce", "broadcast", "gather", "scatter")
@@ -93,10 +96,52 @@ def algorithms(collective: str) -> list[str]:
     return [name for (c, name) in ALGORITHMS if c == collective]
 
 
-@lru_cache(maxsize=512)
+class TermsCache:
+    """The most recently used Terms, at most `entries` of them and `ranks` per-rank values in all.
+
+    A Terms holds one value per rank (about 40 bytes each at 65,536 ranks), so a count of
+    entries alone does not bound memory: 512 of the largest would take 1.4 GB. Weighing each
+    by its ranks keeps the cache under about 20 MB however the requests vary the rank count.
+    """
+
+    def __init__(self, entries: int = 512, ranks: int = 1 << 19) -> None:
+        self.entries, self.ranks = entries, ranks
+        self._items: OrderedDict[tuple, Terms] = OrderedDict()
+        self._held = 0
+        self._lock = Lock()
+
+    def get(self, key: tuple, compute) -> Terms:
+        """Return the cached Terms of `key`, or compute, keep and return them."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        terms = compute()
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = terms
+                self._held += len(terms.bytes_per_rank)
+            while len(self._items) > self.entries or self._held > self.ranks:
+                _, dropped = self._items.popitem(last=False)
+                self._held -= len(dropped.bytes_per_rank)
+        return terms
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self._lock:
+            self._items.clear()
+            self._held = 0
+
+
+TERMS_CACHE = TermsCache()
+
+
 def _terms(collective: str, algorithm: str, ranks: int, ranks_per_node, segments) -> Terms:
-    return ALGORITHMS[(collective, algorithm)].terms(
-        ranks, ranks_per_node=ranks_per_node, segments=segments
+    return TERMS_CACHE.get(
+        (collective, algorithm, ranks, ranks_per_node, segments),
+        lambda: ALGORITHMS[(collective, algorithm)].terms(
+            ranks, ranks_per_node=ranks_per_node, segments=segments
+        ),
     )
 
 
@@ -153,7 +198,7 @@ def _links(
 ) -> _Links:
     """Validate the link inputs; the intra-node link defaults to the main one."""
     alpha = number("latency_us", latency_us, high=MAX_LATENCY_US)
-    bw = number("bandwidth_gbs", bandwidth_gbs, high=MAX_BANDWIDTH_GBS, low_inclusive=False)
+    bw = number("bandwidth_gbs", bandwidth_gbs, low=MIN_BANDWIDTH_GBS, high=MAX_BANDWIDTH_GBS)
     gamma = number("gamma_s_per_byte", gamma_s_per_byte, high=MAX_GAMMA_S_PER_BYTE)
     intra_alpha = alpha
     if intra_latency_us is not None:
@@ -163,8 +208,8 @@ def _links(
         intra_bw = number(
             "intra_bandwidth_gbs",
             intra_bandwidth_gbs,
+            low=MIN_BANDWIDTH_GBS,
             high=MAX_BANDWIDTH_GBS,
-            low_inclusive=False,
         )
     return _Links(
         {INTER: alpha * 1e-6, INTRA: intra_alpha * 1e-6},
@@ -285,13 +330,15 @@ def cost(
     if collective in ROOTED:
         inputs["root"] = root
     per_rank = [units_ * m for units_ in terms.bytes_per_rank]
+    if root:  # rank r sends what rank (r - root) mod p sends rooted at 0; slices, not a loop
+        per_rank = per_rank[-root:] + per_rank[:-root]
     return Cost(
         collective=collective,
         algorithm=algorithm,
         ranks=ranks,
         message_bytes=m,
         steps=terms.steps,
-        bytes_per_rank=[per_rank[(r - root) % ranks] for r in range(ranks)],
+        bytes_per_rank=per_rank,
         latency_s=latency_s,
         bandwidth_s=bandwidth_s,
         compute_s=compute_s,

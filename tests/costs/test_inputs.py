@@ -20,7 +20,7 @@ GOOD = dict(ranks=8, message_bytes=1e6, latency_us=5, bandwidth_gbs=25)
         ("message_bytes", -1, "message_bytes must be a number in [0,"),
         ("message_bytes", math.nan, "message_bytes must be"),
         ("latency_us", "5", "latency_us must be a number"),
-        ("bandwidth_gbs", 0, "bandwidth_gbs must be a number in (0,"),
+        ("bandwidth_gbs", 0, "bandwidth_gbs must be a number in [1e-06,"),
         ("bandwidth_gbs", math.inf, "bandwidth_gbs must be"),
         ("gamma_s_per_byte", -1e-9, "gamma_s_per_byte must be"),
     ],

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from app import create_app
 from app.costs.calculators import CALCULATORS
 
 RING = (
@@ -75,7 +76,7 @@ def test_one_rank_has_no_bandwidth_figures(client):
         ),
         (
             "collective=allreduce&algorithm=ring&ranks=8&bytes=1&latency_us=5&bandwidth_gbs=0",
-            "bandwidth_gbs must be a number in (0, 100000], got 0",
+            "bandwidth_gbs must be a number in [1e-06, 100000], got 0",
         ),
         (
             "collective=allreduce&algorithm=ring&ranks=8&bytes=1&hardware=warp",
@@ -276,3 +277,44 @@ def test_embed_ignores_an_unknown_input_but_says_so(client):
     html = client.get("/embed/calc/compare?ranks=8&preset=nvlink4").get_data(as_text=True)
     assert "unknown input &#39;preset&#39; for compare" in html
     assert re.search(r'name="ranks" value="8"', html)
+
+
+# -- degenerate and largest inputs (issue 12) ------------------------------------------------
+
+
+def test_hierarchical_on_one_gpu_answers_zero_instead_of_a_server_error(client):
+    body = strict_json(client.get("/api/calc/hierarchical?gpus_per_node=1&nodes=1"))
+    outputs = {o["key"]: o["value"] for o in body["outputs"]}
+    assert outputs["flat_s"] == outputs["leader_s"] == outputs["hierarchical_s"] == 0
+    assert "nothing to communicate" in body["interpretation"]
+    page = client.get("/embed/calc/hierarchical?gpus_per_node=1&nodes=1")
+    assert page.status_code == 200
+    assert "nothing to communicate" in page.get_data(as_text=True)
+
+
+def test_hierarchical_past_the_rank_limit_is_a_400_naming_its_inputs(client):
+    response = client.get("/api/calc/hierarchical?gpus_per_node=1024&nodes=16384")
+    assert response.status_code == 400
+    error = strict_json(response)["error"]
+    assert "gpus_per_node × nodes = 1024 × 16384 = 16,777,216 GPUs" in error
+    assert "at most 65536" in error
+
+
+def test_a_hundred_thousand_ddp_buckets_make_a_small_page(client):
+    # One bucket per tensor: 100,000 of them. The answer lists 100 and counts them all.
+    query = "layers=1000&tensors_per_layer=100&bucket_mib=1e-9&first_bucket_mib=1e-9&ranks=64"
+    response = client.get(f"/api/calc/ddp_overlap?{query}")
+    assert response.status_code == 200
+    assert len(response.data) < 100_000  # it was 20 MB, and 191.6 MB for a million buckets
+    body = strict_json(response)
+    assert {o["key"]: o["value"] for o in body["outputs"]}["buckets"] == 100_000
+    assert len(body["table"]["rows"]) == 100
+
+
+def test_a_calculator_embed_spends_the_same_per_address_budget_as_the_api():
+    # An embed runs its calculator on the server, so it is charged like an answer (or more).
+    app = create_app({"TESTING": True, "API_RATE_PER_S": 0.001, "API_BURST": 4})
+    client = app.test_client()
+    codes = [client.get("/embed/calc/ddp_overlap").status_code for _ in range(5)]
+    assert codes[0] == 200 and codes[-1] == 429
+    assert client.get("/api/calc/ddp_overlap").status_code == 429  # one budget for both

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -744,6 +745,39 @@ def test_a_wrong_method_or_path_under_api_is_answered_in_json(fuzzer, method, pa
         f"{response.get_data(as_text=True)[:80]!r}"
     )
     assert isinstance(response.get_json().get("error"), str)
+
+
+def edge_queries(name: str) -> list[dict[str, str]]:
+    """Every numeric input of a calculator at its low and its high, each alone, then all at once.
+
+    All at their lows is where degenerate shapes live (one GPU on one node); all at their highs
+    is the most work a request may ask for.
+    """
+    spec = CALCULATORS[name]
+    lows, highs = {}, {}
+    for f in spec.fields:
+        if f.kind not in ("int", "float"):
+            continue
+        low = f.low if f.low_inclusive else math.nextafter(f.low, math.inf)
+        lows[f.name], highs[f.name] = query_text(low), query_text(f.high)
+    single = [{k: v} for edge in (lows, highs) for k, v in edge.items()]
+    return [*single, lows, highs]
+
+
+@pytest.mark.parametrize("name", list(CALCULATORS))
+def test_every_calculator_input_at_its_edges_gets_an_answer_or_a_400(fuzzer, name):
+    names = field_names("costs.calc", {"name": name})
+    for query in edge_queries(name):
+        text = "&".join(f"{k}={v}" for k, v in query.items())
+        for path in (f"/api/calc/{name}", f"/embed/calc/{name}"):
+            response = fuzzer.request("GET", path, text)
+            check(fuzzer, response, f"{path}?{text}", names, {"name": name})
+            if path.startswith("/api/") and response.status_code == 200:
+                json.loads(response.get_data(), parse_constant=not_json)
+
+
+def not_json(token: str):
+    raise AssertionError(f"{token} is not JSON")  # the answer held a NaN or an infinity
 
 
 def test_every_calculator_and_hardware_preset_still_answer_after_the_fuzzing(fuzzer):

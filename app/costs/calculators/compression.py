@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import units
 from ..model import cost
 from ..nccl_tests import MAX_RANKS
-from .fields import FLOAT, INT, Field, link_fields
+from .fields import FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -52,9 +52,8 @@ FIELDS = (
         "Top-k density k/N",
         FLOAT,
         0.001,
-        low=0,
+        low=1e-12,  # above 0, so "× fewer bytes" stays a finite number
         high=1,
-        low_inclusive=False,
         help="DGC reports 270-600× compression, a density near 0.1-0.4%.",
     ),
     Field("value_bytes", "Bytes per top-k value", INT, 4, low=1, high=8),
@@ -88,6 +87,16 @@ def compression(**values) -> Result:
 
     def allreduce(size: float):
         return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)
+
+    within_one_message(4 * n_elems, "the dense FP32 gradient, params × 4 B")
+    within_one_message(
+        p * values["topk_density"] * n_elems * pair_bytes,
+        "the top-k allgather, ranks × topk_density × params × (value_bytes + index_bytes)",
+    )
+    within_one_message(
+        n_elems / min(m, n) * r * 4,
+        "PowerSGD's P or Q, params ÷ min(rows, cols) × powersgd_rank × 4 B",
+    )
 
     schemes = []  # (name, [Cost, ...], what is sent)
     for name, bytes_per_element in (

@@ -8,14 +8,21 @@ first; buckets are filled in that order (PyTorch rebuilds them after the first i
 the observed ready order), a tensor at a time, closing a bucket once it reaches its cap.
 Here each layer has `tensors_per_layer` equal gradient tensors that become ready evenly during
 the layer's backward, and allreduces run one after another on one stream.
+
+Equal tensors make equal buckets: the first, then runs of full ones, then the rest. The model
+prices each distinct bucket size once and schedules a run in closed form, so ten million
+buckets cost three allreduces, and the answer lists only the first and last 50 of them.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from .. import units
 from ..model import algorithms, cost
 from ..nccl_tests import MAX_RANKS
-from .fields import CHOICE, FLOAT, INT, Field, link_fields
+from .fields import CHOICE, FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
 from .result import BYTES, COUNT, PERCENT, TIME, Output, Result, stacked_chart, table
 
@@ -102,17 +109,84 @@ FIELDS = (
 )
 
 
+LISTED = 50  # the table and timeline list the first and the last LISTED buckets one by one
+
+
+@dataclass(frozen=True)
+class Run:
+    """`count` equal buckets of `size` bytes, `stride` tensors each, allreduced in order.
+
+    Bucket i of the run is bucket `first + i` of the step; its last tensor, in ready order,
+    is `last_tensor + i·stride`.
+    """
+
+    size: float
+    count: int
+    first: int
+    last_tensor: int
+    stride: int
+
+
+def tensors_to_reach(cap_bytes: float, tensor_bytes: float) -> int:
+    """Return the fewest tensors whose bytes reach `cap_bytes` (a bucket closes there)."""
+    n = max(1, math.ceil(min(cap_bytes / tensor_bytes, 2.0**62)))
+    while n > 1 and (n - 1) * tensor_bytes >= cap_bytes:  # ceil of a rounded quotient
+        n -= 1
+    while n * tensor_bytes < cap_bytes:
+        n += 1
+    return n
+
+
 def buckets(tensor_bytes: float, tensors: int, cap_bytes: float, first_cap_bytes: float):
-    """Return [(bytes, index of its last tensor in ready order)] in allreduce order."""
-    out, size, cap = [], 0.0, first_cap_bytes
-    for j in range(tensors):
-        size += tensor_bytes
-        if size >= cap:
-            out.append((size, j))
-            size, cap = 0.0, cap_bytes
-    if size:
-        out.append((size, tensors - 1))
-    return out
+    """Return the buckets, in allreduce order, as at most three runs of equal buckets.
+
+    Tensors are equal, so after the first bucket (its own cap) every bucket holds the same
+    count of tensors, and only the last may hold fewer: ten million buckets are three runs.
+    """
+    first = tensors_to_reach(first_cap_bytes, tensor_bytes)
+    if first >= tensors:
+        return [Run(tensors * tensor_bytes, 1, 0, tensors - 1, tensors)]
+    per = tensors_to_reach(cap_bytes, tensor_bytes)
+    full, rest = divmod(tensors - first, per)
+    runs = [Run(first * tensor_bytes, 1, 0, first - 1, first)]
+    if full:
+        runs.append(Run(per * tensor_bytes, full, 1, first - 1 + per, per))
+    if rest:
+        runs.append(Run(rest * tensor_bytes, 1, 1 + full, tensors - 1, rest))
+    return runs
+
+
+def schedule(runs: list[Run], times: list[float], t_tensor: float, total: int):
+    """Schedule every bucket's allreduce on one stream; return (rows, timeline, end).
+
+    A bucket starts when its gradients are ready and the previous allreduce is done. Within a
+    run of equal buckets (time c, ready every d) bucket i therefore ends at
+    max(max(ready₀, end before the run) + (i+1)·c, readyᵢ + c): the rows list the first and
+    the last LISTED buckets, and the buckets between are one stretch of the timeline.
+    """
+    rows, timeline, end = [], [], 0.0
+    for run, c in zip(runs, times, strict=True):
+        i = 0
+        while i < run.count:
+            k = run.first + i
+            ready = (run.last_tensor + i * run.stride + 1) * t_tensor
+            start = max(ready, end)
+            if LISTED <= k < total - LISTED:  # skip to the next listed bucket in closed form
+                j = min(run.count, total - LISTED - run.first)
+                last_ready = (run.last_tensor + (j - 1) * run.stride + 1) * t_tensor
+                end = max(start + (j - i) * c, last_ready + c)
+                timeline.append(_bar(f"buckets {k:,}–{run.first + j - 1:,}", start, end))
+                i = j
+                continue
+            end = start + c
+            rows.append([k, run.size, ready, start, end, c])
+            timeline.append(_bar(f"bucket {k}", start, end))
+            i += 1
+    return rows, timeline, end
+
+
+def _bar(label: str, start: float, end: float) -> dict:
+    return {"label": label, "start": start, "end": end, "group": "allreduce"}
 
 
 @calculator(
@@ -128,27 +202,33 @@ def ddp_overlap(**values) -> Result:
     tensors = layers * values["tensors_per_layer"]
     t_layer = values["backward_ms_per_layer"] * 1e-3
     t_tensor = t_layer / values["tensors_per_layer"]
-    plan = buckets(
+    runs = buckets(
         total_bytes / tensors, tensors, values["bucket_mib"] * MIB, values["first_bucket_mib"] * MIB
     )
+    count = sum(run.count for run in runs)
     link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-    rows, timeline, end = [], [], 0.0
-    for i, (size, last) in enumerate(plan):
-        c = cost("allreduce", values["algorithm"], ranks=ranks, message_bytes=size, **link)
-        ready = (last + 1) * t_tensor
-        start = max(ready, end)
-        end = start + c.time_s
-        rows.append([i, size, ready, start, end, c.time_s])
-        timeline.append({"label": f"bucket {i}", "start": start, "end": end, "group": "allreduce"})
+    costs = {}  # one allreduce per distinct bucket size: at most three
+    for run in runs:
+        if run.size not in costs:
+            within_one_message(
+                run.size,
+                "a bucket of tensors of params × grad_bytes ÷ (layers × tensors_per_layer), "
+                "up to bucket_mib",
+            )
+            costs[run.size] = cost(
+                "allreduce", values["algorithm"], ranks=ranks, message_bytes=run.size, **link
+            )
+    times = [costs[run.size].time_s for run in runs]
+    rows, timeline, end = schedule(runs, times, t_tensor, count)
     backward_s = layers * t_layer
-    comm_s = sum(r[5] for r in rows)
+    comm_s = sum(run.count * c for run, c in zip(runs, times, strict=True))
     exposed_overlap = max(0.0, end - backward_s)
     exposed_serial = comm_s
     hidden = comm_s - exposed_overlap
     hidden_pct = 100 * hidden / comm_s if comm_s else 100.0
-    first = cost("allreduce", values["algorithm"], ranks=ranks, message_bytes=plan[0][0], **link)
+    first = costs[runs[0].size]
     sentence = (
-        f"{len(plan)} buckets carry {units.size(total_bytes)} of gradients; their allreduces take "
+        f"{count:,} buckets carry {units.size(total_bytes)} of gradients; their allreduces take "
         f"{units.seconds(comm_s)} in all against {units.seconds(backward_s)} of backward. "
         f"Overlapped, {units.seconds(exposed_overlap)} stays exposed after backward "
         f"({hidden_pct:.3g}% hidden); without overlap all {units.seconds(exposed_serial)} is. "
@@ -164,7 +244,7 @@ def ddp_overlap(**values) -> Result:
         calculator="ddp_overlap",
         inputs=values,
         outputs=(
-            Output("buckets", "Buckets", len(plan), COUNT),
+            Output("buckets", "Buckets", count, COUNT),
             Output("comm_s", "Allreduce time, all buckets", comm_s, TIME),
             Output("backward_s", "Backward time", backward_s, TIME),
             Output("exposed_overlap_s", "Exposed with overlap", exposed_overlap, TIME),
@@ -215,5 +295,17 @@ def ddp_overlap(**values) -> Result:
             "Forward time and the optimizer step are left out; they add to both cases alike.",
             "Bucket order follows gradient readiness (PyTorch rebuilds buckets after the first "
             "iteration in the observed order).",
+            *_left_out(count),
         ),
+    )
+
+
+def _left_out(count: int) -> tuple[str, ...]:
+    """Say which buckets the table leaves out, if any; the totals count them all."""
+    if count <= 2 * LISTED:
+        return ()
+    return (
+        f"The table lists the first and the last {LISTED} of the {count:,} buckets; buckets "
+        f"{LISTED:,}–{count - LISTED - 1:,} are left out of the table (one bar in the "
+        "timeline), not out of the totals.",
     )

@@ -7,9 +7,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .. import units
 from ..checks import choice, integer, number
 from ..errors import CostError
 from ..hardware import HARDWARE, INTER_NODE, INTRA_NODE
+from ..model import MAX_BANDWIDTH_GBS, MAX_MESSAGE_BYTES, MIN_BANDWIDTH_GBS
+from ..nccl_tests import MAX_RANKS
 
 INT, FLOAT, CHOICE, PRESET, BOOL = "int", "float", "choice", "preset", "bool"
 
@@ -99,6 +102,28 @@ def validate(fields: tuple[Field, ...], values: dict) -> dict:
     return out
 
 
+def within_one_message(size_bytes: float, made_of: str) -> float:
+    """Return `size_bytes` if one collective may carry it, else raise naming the inputs.
+
+    Calculators multiply their inputs into message sizes (b·s·h·bytes, c·T·k·h·s, Ψ·bytes);
+    each input can be in range while the product is not, and the cost model's own error
+    would name `message_bytes`, which the calculator's reader never typed.
+    """
+    if size_bytes > MAX_MESSAGE_BYTES:
+        raise CostError(
+            f"{made_of} = {units.size(size_bytes)}, more than the "
+            f"{units.size(MAX_MESSAGE_BYTES)} one message may carry: lower one of them"
+        )
+    return size_bytes
+
+
+def within_rank_limit(ranks: int, made_of: str) -> int:
+    """Return `ranks` if the cost model takes that many, else raise naming the inputs."""
+    if ranks > MAX_RANKS:
+        raise CostError(f"{made_of} = {ranks:,} GPUs; the model takes at most {MAX_RANKS}")
+    return ranks
+
+
 def fill_presets(fields: tuple[Field, ...], values: dict) -> dict:
     """Return `values` with the latency and bandwidth of any chosen preset filled in where the
     caller did not give them; a preset's own value is kept for the echo."""
@@ -154,8 +179,8 @@ def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[F
             "Bandwidth per direction",
             FLOAT,
             link.bandwidth_gbs,
-            high=1e5,
-            low_inclusive=False,
+            low=MIN_BANDWIDTH_GBS,
+            high=MAX_BANDWIDTH_GBS,
             unit="gbs",
             help="Per GPU, per direction; GB/s = 1e9 bytes/s, as nccl-tests counts.",
         ),
@@ -185,8 +210,8 @@ def intra_link_fields(default: str = "nvswitch_h100") -> tuple[Field, ...]:
             "Intra-node bandwidth",
             FLOAT,
             link.bandwidth_gbs,
-            high=1e5,
-            low_inclusive=False,
+            low=MIN_BANDWIDTH_GBS,
+            high=MAX_BANDWIDTH_GBS,
             unit="gbs",
         ),
     )

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from .. import units
 from ..model import cost
-from .fields import FLOAT, INT, Field, inter_link_fields, intra_link_fields
+from .fields import (
+    FLOAT,
+    INT,
+    Field,
+    inter_link_fields,
+    intra_link_fields,
+    within_rank_limit,
+)
 from .registry import calculator
 from .result import RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -59,12 +66,15 @@ def _split(costs) -> dict[str, float]:
 def hierarchical(**values) -> Result:
     """Compare a flat ring with hierarchical variants (a) and (b)."""
     g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
+    within_rank_limit(g * n, f"gpus_per_node × nodes = {g} × {n}")
     inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
     intra = {
         "latency_us": values["intra_latency_us"],
         "bandwidth_gbs": values["intra_bandwidth_gbs"],
     }
-    flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **inter)
+    # On one node the flat ring never leaves it: every hop is on the intra-node link.
+    flat_link, flat_where = (intra, "intra") if n == 1 else (inter, "inter")
+    flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **flat_link)
     leader = [
         (cost("reduce", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
         (cost("allreduce", "ring", ranks=n, message_bytes=m, **inter), "inter"),
@@ -81,37 +91,27 @@ def hierarchical(**values) -> Result:
         **inter,
     )
     variants = [
-        ("flat ring", [(flat, "inter")]),
+        ("flat ring", [(flat, flat_where)]),
         ("(a) via leaders", leader),
         ("(b) RS → AR → AG", [(rs_ar_ag, "")]),
     ]
     times = {name: sum(c.time_s for c, _ in parts) for name, parts in variants}
     best = min(times, key=times.get)
     splits = {name: _split(parts) for name, parts in variants}
-    sentence = (
-        f"For {g} GPUs × {n} nodes and {units.size(m)}, {best} is fastest "
-        f"({units.seconds(times[best])}; flat ring {units.seconds(times['flat ring'])}). "
-        f"The flat ring pays the network latency on all 2(p−1) = {2 * (g * n - 1)} steps and "
-        f"pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = {2 * (n - 1)} "
-        f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
-        "network steps but sends all of M through one NIC per node. A flat ring does not send "
-        "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
-        "(b)'s bandwidth."
-    )
     stack_names = list(next(iter(splits.values())))
     return Result(
         calculator="hierarchical",
         inputs=values,
         outputs=(
-            Output("fastest", "Fastest", best, TEXT),
+            Output("fastest", "Fastest", best if g * n > 1 else "none: one GPU", TEXT),
             Output("flat_s", "Flat ring", times["flat ring"], TIME),
             Output("leader_s", "(a) via leaders", times[variants[1][0]], TIME),
             Output("hierarchical_s", "(b) RS → AR → AG", times[variants[2][0]], TIME),
-            Output("speedup", "Flat ÷ fastest", times["flat ring"] / times[best], RATIO),
+            Output("speedup", "Flat ÷ fastest", _ratio(times["flat ring"], times[best]), RATIO),
         ),
         formula="(b): " + rs_ar_ag.formula + ";  flat: " + flat.formula,
         substituted=f"(b): {rs_ar_ag.formula_substituted};  flat: {flat.formula_substituted}",
-        interpretation=sentence,
+        interpretation=_sentence(g, n, m, best, times),
         table=table(
             [("variant", TEXT), ("time", TIME)] + [(s, TIME) for s in stack_names],
             [[name, times[name], *splits[name].values()] for name, _ in variants],
@@ -124,3 +124,39 @@ def hierarchical(**values) -> Result:
             ),
         ),
     )
+
+
+def _ratio(slow: float, fast: float) -> float:
+    """Return slow ÷ fast; 1 when both are zero (one GPU: nothing to compare)."""
+    return slow / fast if fast > 0 else 1.0
+
+
+def _sentence(g: int, n: int, m: float, best: str, times: dict[str, float]) -> str:
+    """Say which variant wins and why; on one GPU, that there is nothing to send."""
+    if g * n == 1:
+        return (
+            "With one GPU there is nothing to communicate: an allreduce over one rank is its "
+            "own input, so every variant takes 0 s. Add GPUs or nodes to compare them."
+        )
+    sentence = (
+        f"For {_count(g, 'GPU')} × {_count(n, 'node')} and {units.size(m)}, {best} is fastest "
+        f"({units.seconds(times[best])}; flat ring {units.seconds(times['flat ring'])}). "
+    )
+    if n == 1:
+        return sentence + (
+            "With one node there is no network: the flat ring and (b) stay on the intra-node "
+            "link, where (b) is a ring reduce-scatter then allgather, the same steps and bytes "
+            "as the flat ring, so the two tie."
+        )
+    return sentence + (
+        f"The flat ring pays the network latency on all 2(p−1) = {2 * (g * n - 1)} steps and "
+        f"pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = {2 * (n - 1)} "
+        f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
+        "network steps but sends all of M through one NIC per node. A flat ring does not send "
+        "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
+        "(b)'s bandwidth."
+    )
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"

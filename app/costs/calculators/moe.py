@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import units
 from ..model import cost
-from .fields import FLOAT, INT, Field, link_fields
+from .fields import FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
 from .result import BYTES, PERCENT, TIME, Output, Result, stacked_chart, table
 
@@ -82,6 +82,10 @@ def moe(**values) -> Result:
         buffer_bytes = imbalance * mean_bytes
         dropped_pct = 0.0
         sizing = f"dropless, busiest GPU: imbalance·T·k·h·s = {imbalance:g}·{t}·{k}·{h}·{s}"
+    scale = "capacity_factor" if c > 0 else "imbalance"
+    within_one_message(
+        buffer_bytes, f"the all-to-all buffer, {scale} × tokens × top_k × hidden × dtype_bytes"
+    )
     one = cost(
         "all_to_all",
         "pairwise",

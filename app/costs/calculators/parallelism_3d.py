@@ -14,7 +14,14 @@ from __future__ import annotations
 from .. import units
 from ..errors import CostError
 from ..model import cost
-from .fields import FLOAT, INT, Field, inter_link_fields, intra_link_fields
+from .fields import (
+    FLOAT,
+    INT,
+    Field,
+    inter_link_fields,
+    intra_link_fields,
+    within_one_message,
+)
 from .registry import calculator
 from .result import BYTES, COUNT, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -61,6 +68,7 @@ def parallelism_3d(**values) -> Result:
     if values["layers"] % pp:
         raise CostError(f"pp must divide layers: {values['layers']} layers over {pp} stages")
     activation = values["micro_batch"] * values["seq"] * values["hidden"] * values["dtype_bytes"]
+    within_one_message(activation, "an activation, micro_batch × seq × hidden × dtype_bytes")
     layers_per_stage = values["layers"] // pp
     dims = []
 
@@ -98,6 +106,7 @@ def parallelism_3d(**values) -> Result:
 
     dp_link, dp_kw = _link(values, tp * dp)
     grad_bytes = values["params"] / (tp * pp) * values["dtype_bytes"]
+    within_one_message(grad_bytes, "a GPU's gradients, params ÷ (tp × pp) × dtype_bytes")
     dp_count = 1 if dp > 1 else 0
     one_dp = cost("allreduce", "ring", ranks=dp, message_bytes=grad_bytes, **dp_kw)
     dims.append(

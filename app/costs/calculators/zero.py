@@ -16,7 +16,15 @@ from .. import units
 from ..errors import CostError
 from ..model import cost
 from ..nccl_tests import MAX_RANKS
-from .fields import BOOL, FLOAT, INT, Field, inter_link_fields, intra_link_fields
+from .fields import (
+    BOOL,
+    FLOAT,
+    INT,
+    Field,
+    inter_link_fields,
+    intra_link_fields,
+    within_one_message,
+)
 from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -138,6 +146,7 @@ def zero(**values) -> Result:
             f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
             f"{values['gpus_per_node']}"
         )
+    within_one_message(values["params"] * values["param_bytes"], "the model, params × param_bytes")
     chosen = _costs(values, plan(stage, values["qwz"], values["hpz"], values["qgz"]))
     cross, intra, time_s = _totals(chosen)
     paper = sum(p for _w, _c, _l, p, _cost in chosen)
