@@ -1,38 +1,56 @@
-"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000]`."""
+"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000] [--debug]`.
+
+The server is gunicorn with bounded threads, connection limits and timeouts
+(app/web/server.py; settings in app/web/settings.py, docs/lab.md "Limits"). `--debug` runs
+Werkzeug's development server with Flask's debugger and reloader instead: for development on
+your own machine only, never for a class.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from . import create_app
-from .web.extensions import socketio
-from .web.headers import RequestHandler
-
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse the command line and serve until Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="python -m app", description=__doc__)
+    """Parse the command line and serve until SIGTERM or Ctrl-C."""
+    parser = argparse.ArgumentParser(prog="python -m app", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
-    parser.add_argument("--debug", action="store_true", help="Flask debug mode with reloader")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="Werkzeug's development server with Flask's debugger and reloader (not for a class)",
+    )
     args = parser.parse_args(argv)
+    if args.debug:
+        debug(args.host, args.port)
+    else:
+        from .web.server import serve
+
+        serve(args.host, args.port)
+
+
+def debug(host: str, port: int) -> None:
+    """Serve with Werkzeug's development server, reloading on code changes, until Ctrl-C."""
+    from . import create_app
+    from .web.extensions import socketio
+    from .web.headers import RequestHandler
+
     app = create_app()
-    print(f"Collective Lab on http://{args.host}:{args.port}  (Ctrl-C to stop)", flush=True)
+    print(f"Collective Lab (development server) on http://{host}:{port}", flush=True)
     try:
         socketio.run(
             app,
-            host=args.host,
-            port=args.port,
-            debug=args.debug,
-            use_reloader=args.debug,
-            allow_unsafe_werkzeug=True,  # threading mode's server; fine for a teaching app
-            log_output=args.debug,
+            host=host,
+            port=port,
+            debug=True,
+            use_reloader=True,
+            allow_unsafe_werkzeug=True,
             request_handler=RequestHandler,  # no `Server: Werkzeug/x Python/y` header
         )
     except KeyboardInterrupt:
         pass
     finally:
-        # Streams run in daemon threads; tell them to stop emitting before the process ends.
         stopped = app.extensions["lab_runs"].cancel_all()
         print(f"Collective Lab stopped ({stopped} running simulations cancelled).", flush=True)
 

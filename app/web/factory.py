@@ -43,6 +43,7 @@ def create_app(config: dict | None = None) -> Flask:
         quiz,
         socket_json,
         sockets,
+        transport,
         ws_compat,
     )
 
@@ -67,6 +68,9 @@ def create_app(config: dict | None = None) -> Flask:
         # One client's events in the order sent: two quick `simulate`s must not race, or the
         # older could replace the newer. Handlers only validate and start a task.
         async_handlers=False,
+        ping_interval=app.config["SOCKET_PING_INTERVAL_S"],
+        ping_timeout=app.config["SOCKET_PING_TIMEOUT_S"],
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
+    transport.init_app(app, socketio.server)  # bounded websockets, packets and sessions
     return app

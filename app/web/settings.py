@@ -62,7 +62,53 @@ SETTINGS = (
     Setting(
         "MAX_SOCKET_MESSAGE_BYTES",
         64 * 1024,
-        "Largest Socket.IO message a client may send, in bytes (max_http_buffer_size).",
+        "Largest Socket.IO message a client may send, in bytes (max_http_buffer_size). A "
+        "websocket message is measured while it is read: the connection is closed (code 1009) "
+        "as soon as a message passes this, so no more than about this much is ever buffered. "
+        "Websocket compression (permessage-deflate) is refused, and packets announcing binary "
+        "attachments are dropped: no lab event carries either.",
+    ),
+    Setting(
+        "MAX_CONNECTIONS",
+        256,
+        "Most Socket.IO connections (websocket or long-polling sessions) open at once, over all "
+        "clients; past it a new connection is answered 503 'server full ... retry in 5 s' "
+        "(the browser's client retries by itself). Each open connection holds about four "
+        "threads of the server.",
+    ),
+    Setting(
+        "SERVER_HTTP_THREADS",
+        32,
+        "Threads for plain HTTP requests (pages, API, static files) in `python -m app`, besides "
+        "one per Socket.IO connection: the server's one worker process runs MAX_CONNECTIONS + "
+        "SERVER_HTTP_THREADS request threads at most, and keeps at most twice MAX_CONNECTIONS + "
+        "SERVER_HTTP_THREADS connections open; more wait in the listen queue.",
+    ),
+    Setting(
+        "SERVER_IDLE_TIMEOUT_S",
+        10,
+        "Seconds `python -m app` keeps a connection that sends nothing: before its first request, "
+        "between kept-alive requests, or part-way through a request. A connection that is only "
+        "open holds no thread while it waits. Websockets are kept by engine.io's pings instead.",
+    ),
+    Setting(
+        "SOCKET_PING_INTERVAL_S",
+        25,
+        "Seconds between engine.io's pings to each Socket.IO client.",
+    ),
+    Setting(
+        "SOCKET_PING_TIMEOUT_S",
+        20,
+        "Seconds a Socket.IO client has to answer a ping; one that does not (a closed laptop, a "
+        "half-open socket) is disconnected, so a connection that went silent is gone after "
+        "SOCKET_PING_INTERVAL_S + SOCKET_PING_TIMEOUT_S at most.",
+    ),
+    Setting(
+        "SHUTDOWN_GRACE_S",
+        10,
+        "On SIGTERM, `python -m app` stops accepting connections and lets running simulations "
+        "finish for up to this many seconds; runs still going then end with sim_error 'server "
+        "shutting down'. Ctrl-C (SIGINT) ends them at once the same way. Then it exits with 0.",
     ),
     Setting(
         "MAX_ACTIVE_RUNS",

@@ -143,6 +143,11 @@ class RunRegistry:
         with self._lock:
             return list(self._live)
 
+    def live(self) -> list[Run]:
+        """Return the runs whose task has not ended yet (to end them when the server stops)."""
+        with self._lock:
+            return list(self._live.values())
+
 
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""

@@ -1,0 +1,234 @@
+"""Serve the app in production: gunicorn, one worker process of bounded threads, with timeouts.
+
+`python -m app` (and `make run`) call `serve`. Why each choice:
+- gunicorn's gthread worker, as Flask-SocketIO documents for its threading mode, and one worker
+  process: without a message queue Socket.IO's sessions live in one process's memory.
+- Its threads are bounded: one per Socket.IO connection (MAX_CONNECTIONS) plus
+  SERVER_HTTP_THREADS for everything else; open connections are bounded too.
+- `LabWorker` keeps a connection that has sent nothing on its poller, holding no thread, and
+  closes it after SERVER_IDLE_TIMEOUT_S; a request that stalls part-way is cut off after as
+  long without a byte. (Werkzeug's development server spent a thread on every such socket,
+  forever.)
+- On SIGTERM it stops accepting, gives running simulations SHUTDOWN_GRACE_S to finish, ends the
+  rest with sim_error "server shutting down", closes every session (browsers reconnect to the
+  next server) and exits 0. Ctrl-C (SIGINT) does the same without the wait.
+- Responses carry one `Server: Collective Lab` header, gunicorn's.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import math
+import selectors
+import threading
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import gunicorn.http.wsgi
+from flask import Config, Flask
+from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from . import settings
+from .headers import SERVER_NAME
+from .socket_json import Encoded, encode
+
+ROOT = Path(__file__).resolve().parents[2]
+BACKLOG = 256  # connections the kernel queues while every connection slot is taken
+WORKER_TIMEOUT_S = 30  # gunicorn restarts a worker whose main loop stalls this long
+SHUTTING_DOWN = "server shutting down"
+
+log = logging.getLogger(__name__)
+
+
+def serve(host: str, port: int, config: dict | None = None) -> None:
+    """Serve the app on host:port until SIGTERM or Ctrl-C."""
+    LabServer(host, port, config).run()
+
+
+def load_settings(config: dict | None = None) -> Config:
+    """The app's settings as `create_app` will see them: defaults, environment, `config`."""
+    values = Config(str(ROOT))
+    values.update(settings.defaults())
+    values.from_prefixed_env("COLLECTIVE_LAB")
+    values.update(config or {})
+    return values
+
+
+def gunicorn_options(host: str, port: int, values: Config) -> dict:
+    """gunicorn's settings for the app's settings `values` (see app/web/settings.py)."""
+    connections = int(values["MAX_CONNECTIONS"])
+    threads = connections + int(values["SERVER_HTTP_THREADS"])
+    return {
+        "bind": [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"],
+        "workers": 1,
+        "worker_class": LabWorker,
+        "threads": threads,
+        # Each Socket.IO connection, plus as many waiting or kept alive: fds stay bounded.
+        "worker_connections": threads + connections,
+        "backlog": BACKLOG,
+        "keepalive": math.ceil(float(values["SERVER_IDLE_TIMEOUT_S"])),
+        "timeout": WORKER_TIMEOUT_S,
+        # The worker's own drain ends every session at SHUTDOWN_GRACE_S; a little more lets the
+        # last sim_error reach its client before gunicorn would kill the worker.
+        "graceful_timeout": math.ceil(float(values["SHUTDOWN_GRACE_S"])) + 5,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": "warning",
+        "proc_name": "collective-lab",
+        "control_socket_disable": True,
+        "when_ready": partial(_say_ready, f"http://{host}:{port}"),
+    }
+
+
+class LabServer(BaseApplication):
+    """gunicorn running this app: its options come from the app's settings."""
+
+    def __init__(self, host: str, port: int, config: dict | None = None) -> None:
+        self.config = dict(config or {})
+        self.values = load_settings(self.config)
+        self.options = gunicorn_options(host, port, self.values)
+        self.flask_app: Flask | None = None
+        super().__init__()
+
+    def load_config(self) -> None:
+        for name, value in self.options.items():
+            self.cfg.set(name, value)
+
+    def load(self) -> Callable:
+        """Create the app, in the worker process (no state is shared over the fork)."""
+        from app import create_app
+
+        self.flask_app = create_app(self.config)
+        return _one_server_header(self.flask_app)
+
+
+class SlowClientConn(TConn):
+    """A connection whose reads and writes give up after SERVER_IDLE_TIMEOUT_S of silence."""
+
+    def init(self) -> None:
+        super().init()
+        # The worker makes the socket blocking (no timeout) before each request; a client that
+        # stops half-way through its headers would otherwise hold a thread for good.
+        self.sock.settimeout(self.cfg.keepalive)
+
+
+class LabWorker(ThreadWorker):
+    """gunicorn's gthread worker: silent connections hold no thread; signals drain the lab."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._stopping = threading.Lock()
+        self._drain: threading.Thread | None = None
+
+    def init_process(self) -> None:
+        gunicorn.http.wsgi.SERVER = SERVER_NAME  # the Server header gunicorn writes
+        logging.getLogger("gunicorn.error").addFilter(_quiet_timeouts)
+        super().init_process()
+
+    def accept(self, listener) -> None:
+        """Accept a connection and wait on the poller, not in a thread, for its first bytes."""
+        try:
+            sock, address = listener.accept()
+        except OSError as e:
+            if e.errno in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                return  # another wake-up took it, or the client left first
+            raise
+        self.nr_conns += 1
+        conn = SlowClientConn(self.cfg, sock, address, listener.getsockname())
+        conn.timeout = time.monotonic() + self.cfg.keepalive
+        self.pending_conns.append(conn)  # in timeout order: the worker closes the oldest first
+        self.poller.register(
+            conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
+        )
+
+    def handle_exit(self, sig, frame) -> None:
+        """SIGTERM: stop accepting (gunicorn), and drain the lab's runs in the background."""
+        super().handle_exit(sig, frame)
+        self.method_queue.defer(self._close_pending)
+        if self._stopping.acquire(blocking=False):
+            grace = float(self._settings()["SHUTDOWN_GRACE_S"])
+            self._drain = threading.Thread(target=self._stop_lab, args=(grace,), daemon=True)
+            self._drain.start()
+
+    def handle_quit(self, sig, frame) -> None:
+        """SIGINT or SIGQUIT: end the lab's runs now, then exit (gunicorn)."""
+        if self._stopping.acquire(blocking=False):
+            self._stop_lab(0)
+        super().handle_quit(sig, frame)
+
+    def _close_pending(self) -> None:
+        """Close connections that never sent a request (on the main loop, as gunicorn does)."""
+        now = time.monotonic()
+        for conn in self.pending_conns:
+            conn.timeout = min(conn.timeout, now)
+        self.murder_pending()
+
+    def _settings(self) -> dict:
+        flask_app = self.app.flask_app
+        return flask_app.config if flask_app is not None else self.app.values
+
+    def _stop_lab(self, grace_s: float) -> None:
+        """Let runs finish for `grace_s`, end the rest with sim_error, and close every session."""
+        flask_app = self.app.flask_app
+        if flask_app is None:  # stopped before the app was loaded
+            return
+        runs = flask_app.extensions["lab_runs"]
+        running = len(runs.running())
+        if grace_s > 0 and running:
+            print(
+                f"Collective Lab stopping: up to {grace_s:g} s for {running} running "
+                "simulations to finish.",
+                flush=True,
+            )
+            deadline = time.monotonic() + grace_s
+            while not runs.idle() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        ended = end_runs(flask_app, SHUTTING_DOWN)
+        close_sessions(flask_app)
+        print(f"Collective Lab stopped ({ended} running simulations cancelled).", flush=True)
+
+
+def end_runs(flask_app: Flask, reason: str) -> int:
+    """End every live run of `flask_app` with sim_error `reason`; return how many there were."""
+    runs = flask_app.extensions["lab_runs"]
+    server = flask_app.extensions["socketio"].server
+    ended = 0
+    for run in runs.live():
+        body = Encoded(encode({"error": reason}), run.run_id)
+        if run.emit_unless_cancelled(lambda r=run, b=body: server.emit("sim_error", b, to=r.sid)):
+            ended += 1
+        run.cancel()
+    return ended
+
+
+def close_sessions(flask_app: Flask) -> None:
+    """Close every engine.io session after what is queued for it; clients will reconnect."""
+    eio = flask_app.extensions["socketio"].server.eio
+    for session in list(eio.sockets.values()):
+        session.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+
+
+def _one_server_header(flask_app: Flask) -> Callable:
+    """Wrap the app so gunicorn's `Server` header is the only one (the app sets its own too)."""
+
+    def app(environ: dict, start_response: Callable):
+        def start(status, headers, exc_info=None):
+            kept = [(k, v) for k, v in headers if k.lower() != "server"]
+            return start_response(status, kept, exc_info)
+
+        return flask_app(environ, start)
+
+    return app
+
+
+def _quiet_timeouts(record: logging.LogRecord) -> bool:
+    """Drop gunicorn's traceback for a client that went silent mid-request: it is not a fault."""
+    return not (record.exc_info and isinstance(record.exc_info[1], TimeoutError))
+
+
+def _say_ready(url: str, _arbiter) -> None:
+    print(f"Collective Lab on {url}  (Ctrl-C to stop)", flush=True)

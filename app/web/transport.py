@@ -1,0 +1,194 @@
+"""Bounds on what one Socket.IO connection can make the server hold, and on how many there are.
+
+engine.io's threading mode serves websockets with simple-websocket, which out of the box
+- accepts permessage-deflate, so a message of a few hundred KiB on the wire inflates to
+  gigabytes before any size check (a "deflate bomb");
+- buffers a whole message before engine.io compares it with the message limit, so a client
+  announcing 100 MiB is read to the end first;
+- and, behind gunicorn, lets an error in a websocket's handler be answered with an HTTP 500
+  written into the open websocket.
+python-socketio keeps every attachment a binary packet announces, up to 999,999,999 of them,
+and engine.io opens a session for every handshake, without limit.
+
+Here (`init_app`):
+- `BoundedWebSocket` refuses compression (the browser then sends plain frames), closes a
+  connection as soon as a message grows past MAX_SOCKET_MESSAGE_BYTES while it is being read
+  (close code 1009), and gives the socket a read timeout of engine.io's ping interval plus
+  its ping timeout, so a peer that vanished without a FIN cannot hold the connection.
+- `JsonOnlyPacket` keeps no binary attachment: a binary event is answered at once with an
+  error, as an event that did not decode, and the frames after it are dropped one by one.
+- `_guarding_handshakes` answers a new Socket.IO session with 503 and a message once
+  MAX_CONNECTIONS sessions are open (websocket and long-polling alike), and a websocket
+  handshake engine.io would mishandle (no `Connection: Upgrade`, HTTP/1.0) with 400.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import urllib.parse
+from collections.abc import Callable
+
+import simple_websocket
+import socketio
+from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
+from flask import Flask
+from socketio import packet as sio
+
+from .bad_input import CheckedPacket, MalformedPacket
+from .socket_json import UNDECODABLE
+
+log = logging.getLogger(__name__)
+
+SOCKET_PATH = "/socket.io"
+FULL_RETRY_S = 5  # what a client refused for a full server is told to wait
+
+
+class BoundedWebSocket(simple_websocket.Server):
+    """simple-websocket's server without compression, the message limit applied while reading."""
+
+    def __init__(self, environ: dict, *, read_timeout_s: float, **kwargs) -> None:
+        sock = environ.get("werkzeug.socket") or environ.get("gunicorn.socket")
+        if sock is not None:
+            # Before the reader thread starts: a healthy client answers engine.io's pings, so
+            # silence this long means it is gone.
+            sock.settimeout(read_timeout_s)
+        super().__init__(environ, **kwargs)
+
+    def handshake(self) -> None:
+        # wsproto accepts only extensions the client offered: offer it none.
+        offer = "HTTP_SEC_WEBSOCKET_EXTENSIONS"
+        self.environ = {k: v for k, v in self.environ.items() if k != offer}
+        super().handshake()
+
+    def _thread(self) -> None:
+        try:
+            super()._thread()
+        finally:
+            # The reader refuses a message that is too big by waking `receive` *before* it
+            # marks the connection closed; the woken handler could wait again, for ever.
+            self.connected = False
+            self.event.set()
+
+    def close(self, reason=None, message=None) -> None:
+        try:
+            super().close(reason, message)
+        finally:
+            # Wake a handler waiting in `receive`: it must not wait for a peer that may never
+            # answer the close frame.
+            self.event.set()
+
+
+class BoundedWebSocketWSGI(SimpleWebSocketWSGI):
+    """engine.io's websocket adapter for threading mode, serving `BoundedWebSocket`s."""
+
+    def __call__(self, environ: dict, start_response: Callable):
+        self.ws = BoundedWebSocket(environ, **self.server_args)
+        try:
+            ret = self.app(self)
+        except Exception:
+            # The 101 is sent: an HTTP error page written now would corrupt the stream.
+            log.exception("websocket handler failed; connection closed")
+            with contextlib.suppress(Exception):
+                self.close()
+            ret = []
+        # How each server is told the socket was taken over and is done (as the base class).
+        if self.ws.mode == "gunicorn":
+            raise StopIteration()
+        if self.ws.mode == "werkzeug":
+            raise ConnectionError()
+        return ret
+
+
+class JsonOnlyPacket(CheckedPacket):
+    """The app's Socket.IO packet class, keeping no binary attachment: no lab event has one.
+
+    A binary event is answered at once like an event that did not decode (acked with the
+    error, if the client asked for an ack); the frames that follow are not text, so each is
+    refused and dropped as it comes.
+    """
+
+    def decode(self, encoded_packet):
+        attachments = super().decode(encoded_packet)
+        if not attachments:
+            return attachments
+        refusal = (
+            f"binary attachments are not accepted (this packet announced {attachments}); "
+            "send events as JSON"
+        )
+        if self.packet_type != sio.BINARY_EVENT:
+            raise MalformedPacket(refusal)
+        self.packet_type, self.data = sio.EVENT, [UNDECODABLE, refusal]
+        return 0
+
+
+def init_app(app: Flask, server: socketio.Server) -> None:
+    """Bound `server`'s websockets, packets and sessions by `app`'s settings."""
+    limit = app.config["MAX_SOCKET_MESSAGE_BYTES"]
+    eio = server.eio
+    websocket = _websocket_factory(
+        max_message_size=limit, read_timeout_s=eio.ping_interval + eio.ping_timeout
+    )
+    # engine.io's table of async helpers is one dict shared by every server: copy, then change.
+    eio._async = {**eio._async, "websocket": websocket}
+    server.packet_class = JsonOnlyPacket
+    app.wsgi_app = _guarding_handshakes(app.wsgi_app, eio, app.config["MAX_CONNECTIONS"])
+
+
+def _websocket_factory(**server_args) -> Callable:
+    """Return what engine.io calls as `websocket(handler, server)`, with our arguments."""
+
+    def websocket(handler: Callable, _server) -> BoundedWebSocketWSGI:
+        return BoundedWebSocketWSGI(handler, _server, **server_args)
+
+    return websocket
+
+
+def _guarding_handshakes(wsgi_app: Callable, eio, max_sessions: int) -> Callable:
+    """Wrap `wsgi_app`: refuse new Socket.IO sessions past `max_sessions`, and bad upgrades."""
+
+    def app(environ: dict, start_response: Callable):
+        if not environ.get("PATH_INFO", "").startswith(SOCKET_PATH + "/"):
+            return wsgi_app(environ, start_response)
+        query = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
+        if "sid" in query:  # a session that exists already (or an unknown one: engine.io's 400)
+            return wsgi_app(environ, start_response)
+        if query.get("transport") == ["websocket"]:
+            problem = _bad_upgrade(environ)
+            if problem:
+                return _refuse(start_response, "400 Bad Request", problem)
+        if len(eio.sockets) >= max_sessions:
+            return _refuse(
+                start_response,
+                "503 Service Unavailable",
+                f"server full: {max_sessions} connections are open (MAX_CONNECTIONS); "
+                f"retry in {FULL_RETRY_S} s",
+                [("Retry-After", str(FULL_RETRY_S))],
+            )
+        return wsgi_app(environ, start_response)
+
+    return app
+
+
+def _bad_upgrade(environ: dict) -> str | None:
+    """Say what is wrong with a websocket handshake that engine.io would not refuse cleanly."""
+    if environ.get("SERVER_PROTOCOL") != "HTTP/1.1":
+        return "a websocket handshake needs HTTP/1.1"
+    connection = {t.strip().lower() for t in environ.get("HTTP_CONNECTION", "").split(",")}
+    if environ.get("HTTP_UPGRADE", "").lower() != "websocket" or "upgrade" not in connection:
+        return "a websocket handshake needs the headers Upgrade: websocket and Connection: Upgrade"
+    return None
+
+
+def _refuse(start_response: Callable, status: str, error: str, headers: list | None = None):
+    body = json.dumps({"error": error}).encode()
+    start_response(
+        status,
+        [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(body))),
+            *(headers or []),
+        ],
+    )
+    return [body]

@@ -1,0 +1,226 @@
+"""`python -m app` is a production server: bounded threads and connections, timeouts, a drain.
+
+Each test starts the real server as a process (tests/web/wire.py), with small limits set through
+the environment, and checks what a client or an operator would see: status lines and messages,
+connections closed by the server, the serving process's thread count (/proc), the events a
+running stream delivers when the server is told to stop, and the exit code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import signal
+import socket
+import time
+
+import pytest
+
+from tests.web.test_websocket import Recorder
+from tests.web.wire import ProductionServer, WebSocket, wait_until
+
+pytestmark = pytest.mark.server
+
+RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
+STEPS = 14  # ring allreduce on 8 ranks: 2(p-1)
+KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+WS = "GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+MALFORMED_UPGRADES = {
+    "no key, no version": WS + "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+    "version 8": WS
+    + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    + KEY
+    + "Sec-WebSocket-Version: 8\r\n\r\n",
+    "no Connection: Upgrade": WS
+    + "Upgrade: websocket\r\n"
+    + KEY
+    + "Sec-WebSocket-Version: 13\r\n\r\n",
+    "HTTP/1.0": WS.replace("HTTP/1.1", "HTTP/1.0") + "Upgrade: websocket\r\n"
+    "Connection: Upgrade\r\n" + KEY + "Sec-WebSocket-Version: 13\r\n\r\n",
+    "unknown session": WS.replace("websocket ", "websocket&sid=nope ")
+    + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    + KEY
+    + "Sec-WebSocket-Version: 13\r\n\r\n",
+    "upgrade to h2c": WS + "Upgrade: h2c\r\nConnection: Upgrade\r\n\r\n",
+    "POST": WS.replace("GET", "POST")
+    + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    + KEY
+    + "Sec-WebSocket-Version: 13\r\nContent-Length: 0\r\n\r\n",
+}
+
+
+def status_of(port: int, request: str) -> bytes:
+    """Send a raw request and return the response's status line."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request.encode())
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(1024)
+            if not chunk:
+                break
+            head += chunk
+    return head.split(b"\r\n", 1)[0]
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Say whether the server has closed `sock` (without waiting)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
+
+
+def polling_handshake(port: int) -> tuple[int, str]:
+    """Open an engine.io long-polling session; return the status and the body."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/socket.io/?EIO=4&transport=polling")
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def test_the_server_serves_pages_and_a_full_run_over_a_websocket():
+    with ProductionServer() as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/lab")
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        assert response.status == 200
+        assert response.headers.get_all("Server") == ["Collective Lab"]
+        run, _ = stream(server.url, {**RING8, "interval_ms": 0})
+        try:
+            assert run.ended.wait(20), names(run)
+        finally:
+            run.client.disconnect()
+        assert names(run) == ["sim_start"] + ["sim_step"] * STEPS + ["sim_done"]
+        assert run.events[-1][1]["verified"] is True
+        assert "Traceback" not in server.output()
+
+
+def test_malformed_websocket_upgrades_get_a_400_and_no_traceback():
+    with ProductionServer() as server:
+        statuses = {name: status_of(server.port, req) for name, req in MALFORMED_UPGRADES.items()}
+        bad = {name: status for name, status in statuses.items() if b" 400 " not in status + b" "}
+        assert not bad, f"not answered 400: {bad}"
+        assert status_of(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").endswith(
+            b"200 OK"
+        )
+        assert "Traceback" not in server.output(), server.output()
+
+
+def test_connections_past_the_cap_are_refused_with_503_and_a_message():
+    settings = {"MAX_CONNECTIONS": 3, "SOCKET_PING_INTERVAL_S": 1, "SOCKET_PING_TIMEOUT_S": 1}
+    with ProductionServer(settings) as server, contextlib.ExitStack() as admitted:
+        for _ in range(2):
+            admitted.enter_context(WebSocket(server.port)).join()
+        status, body = polling_handshake(server.port)  # the third: a long-polling session
+        assert status == 200 and body.startswith("0{"), (status, body)
+
+        with WebSocket(server.port) as refused:
+            assert refused.head.startswith("HTTP/1.1 503"), refused.head
+            assert "Retry-After: 5" in refused.head
+            error = json.loads(refused.pending)["error"]
+        assert error == "server full: 3 connections are open (MAX_CONNECTIONS); retry in 5 s"
+        status, body = polling_handshake(server.port)
+        assert status == 503 and "server full" in body, (status, body)
+
+        # The long-polling session is abandoned: it answers no ping, so its slot comes back.
+        wait_until(
+            lambda: polling_handshake(server.port)[0] == 200,
+            30,
+            "an abandoned long-polling session still held its slot",
+            every=0.5,
+        )
+
+
+def connections(stack: contextlib.ExitStack, port: int, n: int, send: bytes = b"") -> list:
+    """Open `n` TCP connections (closed with `stack`), each sending `send` if anything."""
+    socks = [stack.enter_context(socket.create_connection(("127.0.0.1", port))) for _ in range(n)]
+    for sock in socks:
+        if send:
+            sock.sendall(send)
+    return socks
+
+
+def test_silent_and_stalled_connections_are_closed_after_the_idle_timeout():
+    with ProductionServer({"SERVER_IDLE_TIMEOUT_S": 1}) as server:
+        with contextlib.ExitStack() as stack:
+            silent = connections(stack, server.port, 20)
+            # Half a request: a slow client, or a slowloris.
+            stalled = connections(stack, server.port, 5, b"GET /lab HTTP/1.1\r\nHost: x\r\n")
+            wait_until(
+                lambda: all(closed_by_server(s) for s in silent + stalled),
+                30,
+                "the server kept connections that sent nothing for its idle timeout (1 s)",
+            )
+        healthz = status_of(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert healthz.endswith(b"200 OK"), healthz
+        assert "Traceback" not in server.output(), server.output()
+
+
+def test_threads_stay_bounded_under_200_half_open_sockets():
+    # Room for every socket below: what bounds the threads here is that a silent one has none.
+    with ProductionServer({"MAX_CONNECTIONS": 300, "SERVER_HTTP_THREADS": 4}) as server:
+        before = server.threads()
+        with contextlib.ExitStack() as stack:
+            connections(stack, server.port, 200)
+            connections(stack, server.port, 20, b"GET /lab HTTP/1.1\r\n")
+            time.sleep(1)  # let the server take them all in
+            during = server.threads()
+            healthz = status_of(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert healthz.endswith(b"200 OK"), healthz
+        assert during <= before + 20 + 4, (
+            f"{during} threads with 200 silent and 20 stalled connections open ({before} "
+            "before): a silent connection must hold no thread, a stalled one at most one"
+        )
+
+
+def stream(url: str, params: dict) -> tuple[Recorder, str]:
+    """Connect a recording client and start a run; return the client and the run's id."""
+    run = Recorder()
+    run.client.connect(url, transports=["websocket"], wait_timeout=10)
+    ack = run.client.call("simulate", params, timeout=10)
+    assert ack["ok"] is True, ack
+    return run, ack["run_id"]
+
+
+def names(run: Recorder) -> list[str]:
+    return [name for name, _ in run.events]
+
+
+def sigterm_mid_run(settings: dict, interval_ms: int) -> tuple[Recorder, str, int, str]:
+    """Start a run, SIGTERM the server after its first step; return what the client got."""
+    with ProductionServer(settings) as server:
+        run, run_id = stream(server.url, {**RING8, "interval_ms": interval_ms})
+        try:
+            wait_until(lambda: "sim_step" in names(run), 10, "the run did not start")
+            server.process.send_signal(signal.SIGTERM)
+            assert run.ended.wait(30), names(run)
+        finally:
+            run.client.disconnect()
+        code = server.process.wait(30)
+        return run, run_id, code, server.output()
+
+
+def test_sigterm_lets_a_running_stream_finish_then_exits_0():
+    run, run_id, code, output = sigterm_mid_run({"SHUTDOWN_GRACE_S": 20}, 150)  # 2 s of steps
+    assert code == 0, output
+    assert names(run) == ["sim_start"] + ["sim_step"] * STEPS + ["sim_done"]
+    assert {p["run_id"] for _, p in run.events} == {run_id}
+    assert "Traceback" not in output
+
+
+def test_sigterm_ends_a_stream_still_running_after_the_grace_with_sim_error():
+    run, run_id, code, output = sigterm_mid_run({"SHUTDOWN_GRACE_S": 1}, 5000)  # 65 s of steps
+    assert code == 0, output
+    assert run.events[-1] == ("sim_error", {"run_id": run_id, "error": "server shutting down"})
+    assert "sim_done" not in names(run)
+    assert "stopped (1 running simulations cancelled)" in output
+    assert "Traceback" not in output
