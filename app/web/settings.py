@@ -73,8 +73,8 @@ SETTINGS = (
         256,
         "Most Socket.IO connections (websocket or long-polling sessions) open at once, over all "
         "clients; past it a new connection is answered 503 'server full ... retry in 5 s' "
-        "(the browser's client retries by itself). Each open connection holds about four "
-        "threads of the server.",
+        "(the browser's client retries by itself). Each open websocket holds three threads "
+        "of the server.",
     ),
     Setting(
         "SERVER_HTTP_THREADS",

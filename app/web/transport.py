@@ -20,18 +20,27 @@ Here (`init_app`):
 - `_guarding_handshakes` answers a new Socket.IO session with 503 and a message once
   MAX_CONNECTIONS sessions are open (websocket and long-polling alike), and a websocket
   handshake engine.io would mishandle (no `Connection: Upgrade`, HTTP/1.0) with 400.
+- `PingClock` sends every session's pings from one thread, where engine.io slept a thread per
+  session (and kept it asleep for up to 25 s after the session closed).
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import json
 import logging
+import threading
+import time
 import urllib.parse
+import weakref
 from collections.abc import Callable
 
+import engineio.socket
 import simple_websocket
 import socketio
+from engineio import packet as eio_packet
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
 from flask import Flask
 from socketio import packet as sio
@@ -123,6 +132,68 @@ class JsonOnlyPacket(CheckedPacket):
         return 0
 
 
+class PingClock:
+    """One thread sends every engine.io session's next ping.
+
+    engine.io's threading mode starts, for each session and each ping, a thread that sleeps
+    the ping interval (25 s) and then pings; a session closed in the meantime keeps its thread
+    asleep until then, so a client opening and closing sessions in a loop left hundreds of
+    sleeping threads. Here each session waits in a heap instead, held by a weak reference: a
+    session that is gone costs nothing.
+    """
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, weakref.ref]] = []
+        self._order = itertools.count()  # ties go first come, first served
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def schedule(self, session: engineio.socket.Socket) -> None:
+        """engine.io's `Socket.schedule_ping`: ping `session` one interval from now."""
+        if not session.last_ping:  # a ping is already due: as engine.io, do not add another
+            return
+        session.last_ping = None
+        due = time.monotonic() + session.server.ping_interval
+        with self._changed:
+            heapq.heappush(self._due, (due, next(self._order), weakref.ref(session)))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="ping-clock", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            session = self._next_due()()
+            if session is None or session.closing or session.closed:
+                continue
+            try:
+                session.last_ping = time.time()
+                session.send(eio_packet.Packet(eio_packet.PING))  # closes it if it timed out
+            except Exception:
+                log.exception("engine.io ping failed")
+
+    def _next_due(self) -> weakref.ref:
+        """Wait until the earliest session is due, and take it."""
+        with self._changed:
+            while True:
+                wait = self._due[0][0] - time.monotonic() if self._due else None
+                if wait is not None and wait <= 0:
+                    return heapq.heappop(self._due)[2]
+                self._changed.wait(wait)
+
+
+PINGS = PingClock()
+
+
+def schedule_pings_on_one_thread() -> None:
+    """Route engine.io's `Socket.schedule_ping`, for every server, to `PINGS` (idempotent)."""
+    engineio.socket.Socket.schedule_ping = _schedule_ping
+
+
+def _schedule_ping(session: engineio.socket.Socket) -> None:
+    PINGS.schedule(session)
+
+
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bound `server`'s websockets, packets and sessions by `app`'s settings."""
     limit = app.config["MAX_SOCKET_MESSAGE_BYTES"]
@@ -133,6 +204,7 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     # engine.io's table of async helpers is one dict shared by every server: copy, then change.
     eio._async = {**eio._async, "websocket": websocket}
     server.packet_class = JsonOnlyPacket
+    schedule_pings_on_one_thread()
     app.wsgi_app = _guarding_handshakes(app.wsgi_app, eio, app.config["MAX_CONNECTIONS"])
 
 
@@ -158,7 +230,7 @@ def _guarding_handshakes(wsgi_app: Callable, eio, max_sessions: int) -> Callable
             problem = _bad_upgrade(environ)
             if problem:
                 return _refuse(start_response, "400 Bad Request", problem)
-        if len(eio.sockets) >= max_sessions:
+        if open_sessions(eio) >= max_sessions:
             return _refuse(
                 start_response,
                 "503 Service Unavailable",
@@ -169,6 +241,14 @@ def _guarding_handshakes(wsgi_app: Callable, eio, max_sessions: int) -> Callable
         return wsgi_app(environ, start_response)
 
     return app
+
+
+def open_sessions(eio) -> int:
+    """Count `eio`'s sessions, first dropping those closed (engine.io sweeps them only slowly)."""
+    for sid, session in list(eio.sockets.items()):
+        if session.closed:
+            eio.sockets.pop(sid, None)
+    return len(eio.sockets)
 
 
 def _bad_upgrade(environ: dict) -> str | None:

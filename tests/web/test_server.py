@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tests.web.test_websocket import Recorder
-from tests.web.wire import ProductionServer, WebSocket, wait_until
+from tests.web.wire import CLOSE, ProductionServer, WebSocket, wait_until
 
 pytestmark = pytest.mark.server
 
@@ -138,6 +138,48 @@ def test_connections_past_the_cap_are_refused_with_503_and_a_message():
             "an abandoned long-polling session still held its slot",
             every=0.5,
         )
+
+
+def test_sessions_opened_and_closed_in_a_loop_leave_no_thread_and_no_slot_behind():
+    with ProductionServer({"MAX_CONNECTIONS": 20}) as server:
+        before = server.threads()
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        statuses = []
+        try:
+            for _ in range(200):  # ten times the cap
+                conn.request("GET", "/socket.io/?EIO=4&transport=polling")
+                response = conn.getresponse()
+                body = response.read().decode()
+                statuses.append(response.status)
+                if response.status != 200:
+                    break
+                sid = json.loads(body[1:])["sid"]
+                conn.request("POST", f"/socket.io/?EIO=4&transport=polling&sid={sid}", body="1")
+                conn.getresponse().read()  # engine.io's close packet
+        finally:
+            conn.close()
+        after = server.threads()
+    assert statuses == [200] * 200, f"refused after {len(statuses) - 1}: {body}"
+    assert after <= before + 4, f"{after} threads after 200 closed sessions ({before} before)"
+
+
+def test_a_client_that_stops_answering_pings_is_disconnected():
+    settings = {"SOCKET_PING_INTERVAL_S": 1, "SOCKET_PING_TIMEOUT_S": 1}
+    with ProductionServer(settings) as server, WebSocket(server.port) as ws:
+        ws.join()
+        ws.sock.settimeout(30)
+        pings = 0
+        try:
+            while True:  # answer nothing, as a client that went away without a FIN
+                opcode, data = ws.read_frame()
+                pings += data == b"2"
+                if opcode == CLOSE:
+                    break
+        except TimeoutError:
+            pytest.fail("the server kept a client that answered no ping for 30 s")
+        except ConnectionError:
+            pass  # the server closed the socket
+        assert pings >= 1
 
 
 def connections(stack: contextlib.ExitStack, port: int, n: int, send: bytes = b"") -> list:
