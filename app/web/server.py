@@ -121,8 +121,10 @@ class LabWorker(ThreadWorker):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._stopping = threading.Lock()
-        self._drain: threading.Thread | None = None
+        self._draining = False
+        self._quitting = False
+        self._ended = False  # the lab's runs are ended and its sessions closed
+        self._end_lock = threading.Lock()
 
     def init_process(self) -> None:
         gunicorn.http.wsgi.SERVER = SERVER_NAME  # the Server header gunicorn writes
@@ -149,15 +151,20 @@ class LabWorker(ThreadWorker):
         """SIGTERM: stop accepting (gunicorn), and drain the lab's runs in the background."""
         super().handle_exit(sig, frame)
         self.method_queue.defer(self._close_pending)
-        if self._stopping.acquire(blocking=False):
+        if not self._draining:
+            self._draining = True
             grace = float(self._settings()["SHUTDOWN_GRACE_S"])
-            self._drain = threading.Thread(target=self._stop_lab, args=(grace,), daemon=True)
-            self._drain.start()
+            threading.Thread(target=self._stop_lab, args=(grace,), daemon=True).start()
 
     def handle_quit(self, sig, frame) -> None:
         """SIGINT or SIGQUIT: end the lab's runs now, then exit (gunicorn)."""
-        if self._stopping.acquire(blocking=False):
-            self._stop_lab(0)
+        # Ctrl-C signals this process and the master, which then sends SIGQUIT: that second
+        # signal lands inside this handler, where gunicorn's thread-pool shutdown holds a lock
+        # it would take again (a deadlock until the master's SIGKILL).
+        if self._quitting:
+            return
+        self._quitting = True
+        self._stop_lab(0)
         super().handle_quit(sig, frame)
 
     def _close_pending(self) -> None:
@@ -185,10 +192,14 @@ class LabWorker(ThreadWorker):
                 flush=True,
             )
             deadline = time.monotonic() + grace_s
-            while not runs.idle() and time.monotonic() < deadline:
+            while not runs.idle() and time.monotonic() < deadline and not self._ended:
                 time.sleep(0.05)
-        ended = end_runs(flask_app, SHUTTING_DOWN)
-        close_sessions(flask_app)
+        with self._end_lock:  # once, whether the grace ran out or Ctrl-C came first
+            if self._ended:
+                return
+            self._ended = True
+            ended = end_runs(flask_app, SHUTTING_DOWN)
+            close_sessions(flask_app)
         print(f"Collective Lab stopped ({ended} running simulations cancelled).", flush=True)
 
 

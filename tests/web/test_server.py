@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import signal
 import socket
 import time
@@ -237,13 +238,13 @@ def names(run: Recorder) -> list[str]:
     return [name for name, _ in run.events]
 
 
-def sigterm_mid_run(settings: dict, interval_ms: int) -> tuple[Recorder, str, int, str]:
-    """Start a run, SIGTERM the server after its first step; return what the client got."""
+def stop_mid_run(settings: dict, interval_ms: int, stop) -> tuple[Recorder, str, int, str]:
+    """Start a run, `stop(server)` after its first step; return what the client got."""
     with ProductionServer(settings) as server:
         run, run_id = stream(server.url, {**RING8, "interval_ms": interval_ms})
         try:
             wait_until(lambda: "sim_step" in names(run), 10, "the run did not start")
-            server.process.send_signal(signal.SIGTERM)
+            stop(server)
             assert run.ended.wait(30), names(run)
         finally:
             run.client.disconnect()
@@ -251,18 +252,28 @@ def sigterm_mid_run(settings: dict, interval_ms: int) -> tuple[Recorder, str, in
         return run, run_id, code, server.output()
 
 
+def sigterm(server: ProductionServer) -> None:
+    server.process.send_signal(signal.SIGTERM)
+
+
+def ctrl_c(server: ProductionServer) -> None:
+    """What a terminal does on Ctrl-C: SIGINT to every process of the group."""
+    os.killpg(server.process.pid, signal.SIGINT)
+
+
 def test_sigterm_lets_a_running_stream_finish_then_exits_0():
-    run, run_id, code, output = sigterm_mid_run({"SHUTDOWN_GRACE_S": 20}, 150)  # 2 s of steps
+    run, run_id, code, output = stop_mid_run({"SHUTDOWN_GRACE_S": 20}, 150, sigterm)  # 2 s
     assert code == 0, output
     assert names(run) == ["sim_start"] + ["sim_step"] * STEPS + ["sim_done"]
     assert {p["run_id"] for _, p in run.events} == {run_id}
     assert "Traceback" not in output
 
 
-def test_sigterm_ends_a_stream_still_running_after_the_grace_with_sim_error():
-    run, run_id, code, output = sigterm_mid_run({"SHUTDOWN_GRACE_S": 1}, 5000)  # 65 s of steps
+@pytest.mark.parametrize("stop", [sigterm, ctrl_c], ids=["SIGTERM after the grace", "Ctrl-C"])
+def test_a_stream_still_running_ends_with_sim_error_and_the_server_exits_0(stop):
+    run, run_id, code, output = stop_mid_run({"SHUTDOWN_GRACE_S": 1}, 5000, stop)  # 65 s
     assert code == 0, output
     assert run.events[-1] == ("sim_error", {"run_id": run_id, "error": "server shutting down"})
     assert "sim_done" not in names(run)
-    assert "stopped (1 running simulations cancelled)" in output
-    assert "Traceback" not in output
+    assert output.count("stopped (1 running simulations cancelled)") == 1, output
+    assert "Traceback" not in output and "SIGKILL" not in output, output

@@ -67,6 +67,7 @@ class ProductionServer:
             env=env,
             stdout=self._log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal would signal it
         )
         try:
             wait_until(self._answers, timeout, f"the server on port {self.port} did not answer")
