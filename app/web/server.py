@@ -17,12 +17,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import math
+import resource
 import selectors
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -38,6 +41,12 @@ from .socket_json import Encoded, encode
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKLOG = 256  # connections the kernel queues while every connection slot is taken
+# Connections that have sent nothing cost a file descriptor and a poller entry, no thread: the
+# worker holds many, but at most SILENT_PER_ADDRESS per address; past it an address's oldest
+# silent connection is closed for its newest (a class behind one NAT opens a few per browser;
+# a script opening thousands only displaces its own, and a real request still gets in).
+MAX_OPEN_FILES = 16384
+SILENT_PER_ADDRESS = 256
 WORKER_TIMEOUT_S = 30  # gunicorn restarts a worker whose main loop stalls this long
 SHUTTING_DOWN = "server shutting down"
 
@@ -62,13 +71,14 @@ def gunicorn_options(host: str, port: int, values: Config) -> dict:
     """gunicorn's settings for the app's settings `values` (see app/web/settings.py)."""
     connections = int(values["MAX_CONNECTIONS"])
     threads = connections + int(values["SERVER_HTTP_THREADS"])
+    files = _raise_open_files_limit()
     return {
         "bind": [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"],
         "workers": 1,
         "worker_class": LabWorker,
         "threads": threads,
-        # Each Socket.IO connection, plus as many waiting or kept alive: fds stay bounded.
-        "worker_connections": threads + connections,
+        # Every busy thread's connection plus silent and kept-alive ones, within the fd limit.
+        "worker_connections": max(threads + connections, files - 2 * threads - 64),
         "backlog": BACKLOG,
         "keepalive": math.ceil(float(values["SERVER_IDLE_TIMEOUT_S"])),
         "timeout": WORKER_TIMEOUT_S,
@@ -107,7 +117,23 @@ class LabServer(BaseApplication):
 
 
 class SlowClientConn(TConn):
-    """A connection whose reads and writes give up after SERVER_IDLE_TIMEOUT_S of silence."""
+    """A connection whose reads and writes give up after SERVER_IDLE_TIMEOUT_S of silence.
+
+    `on_first_word(conn)` is called once: when it first sends, or closes having sent nothing.
+    """
+
+    def __init__(self, cfg, sock, client, server, on_first_word: Callable) -> None:
+        super().__init__(cfg, sock, client, server)
+        self._on_first_word: Callable | None = on_first_word
+
+    def spoke(self) -> None:
+        callback, self._on_first_word = self._on_first_word, None
+        if callback is not None:
+            callback(self)
+
+    def close(self, graceful: bool = False) -> None:
+        self.spoke()
+        super().close(graceful)
 
     def init(self) -> None:
         super().init()
@@ -125,6 +151,7 @@ class LabWorker(ThreadWorker):
         self._quitting = False
         self._ended = False  # the lab's runs are ended and its sessions closed
         self._end_lock = threading.Lock()
+        self._silent: dict[str, deque] = {}  # address -> its connections that sent nothing
 
     def init_process(self) -> None:
         gunicorn.http.wsgi.SERVER = SERVER_NAME  # the Server header gunicorn writes
@@ -139,13 +166,41 @@ class LabWorker(ThreadWorker):
             if e.errno in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 return  # another wake-up took it, or the client left first
             raise
+        host = address[0] if isinstance(address, tuple) else str(address)
+        silent = self._silent.setdefault(host, deque())
+        if len(silent) >= SILENT_PER_ADDRESS:
+            self._evict(silent[0])
         self.nr_conns += 1
-        conn = SlowClientConn(self.cfg, sock, address, listener.getsockname())
+        conn = SlowClientConn(
+            self.cfg, sock, address, listener.getsockname(), partial(self._spoke, host)
+        )
+        silent.append(conn)
         conn.timeout = time.monotonic() + self.cfg.keepalive
         self.pending_conns.append(conn)  # in timeout order: the worker closes the oldest first
         self.poller.register(
             conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn)
         )
+
+    def on_pending_socket_readable(self, conn, client) -> None:
+        conn.spoke()
+        super().on_pending_socket_readable(conn, client)
+
+    def _spoke(self, host: str, conn: SlowClientConn) -> None:
+        silent = self._silent.get(host)
+        if silent is not None:
+            with contextlib.suppress(ValueError):
+                silent.remove(conn)
+            if not silent:
+                del self._silent[host]
+
+    def _evict(self, conn: SlowClientConn) -> None:
+        """Close a connection that has sent nothing yet (it waits on the poller)."""
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self.poller.unregister(conn.sock)
+        with contextlib.suppress(ValueError):
+            self.pending_conns.remove(conn)
+        self.nr_conns -= 1
+        conn.close()
 
     def handle_exit(self, sig, frame) -> None:
         """SIGTERM: stop accepting (gunicorn), and drain the lab's runs in the background."""
@@ -221,6 +276,17 @@ def close_sessions(flask_app: Flask) -> None:
     eio = flask_app.extensions["socketio"].server.eio
     for session in list(eio.sockets.values()):
         session.close(wait=False, reason=eio.reason.SERVER_DISCONNECT)
+
+
+def _raise_open_files_limit() -> int:
+    """Raise this process's open-files limit toward MAX_OPEN_FILES; return the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MAX_OPEN_FILES if hard == resource.RLIM_INFINITY else min(MAX_OPEN_FILES, hard)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    return MAX_OPEN_FILES if soft == resource.RLIM_INFINITY else min(soft, MAX_OPEN_FILES)
 
 
 def _one_server_header(flask_app: Flask) -> Callable:

@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from app.web.server import SILENT_PER_ADDRESS
 from tests.web.test_websocket import Recorder
 from tests.web.wire import CLOSE, ProductionServer, WebSocket, wait_until
 
@@ -127,7 +128,7 @@ def test_connections_past_the_cap_are_refused_with_503_and_a_message():
         with WebSocket(server.port) as refused:
             assert refused.head.startswith("HTTP/1.1 503"), refused.head
             assert "Retry-After: 5" in refused.head
-            error = json.loads(refused.pending)["error"]
+            error = json.loads(refused.refusal())["error"]
         assert error == "server full: 3 connections are open (MAX_CONNECTIONS); retry in 5 s"
         status, body = polling_handshake(server.port)
         assert status == 503 and "server full" in body, (status, body)
@@ -223,6 +224,22 @@ def test_threads_stay_bounded_under_200_half_open_sockets():
             f"{during} threads with 200 silent and 20 stalled connections open ({before} "
             "before): a silent connection must hold no thread, a stalled one at most one"
         )
+
+
+def test_a_flood_of_silent_connections_from_one_address_keeps_no_request_out():
+    # Silent connections may stay a minute: a real request must get in all the same.
+    with ProductionServer({"SERVER_IDLE_TIMEOUT_S": 60}) as server:
+        with contextlib.ExitStack() as stack:
+            connections(stack, server.port, 1000)
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+            try:
+                conn.request("GET", "/healthz")
+                status = conn.getresponse().status
+            finally:
+                conn.close()
+            files = len(os.listdir(f"/proc/{server.serving_pid}/fd"))
+    assert status == 200
+    assert files <= SILENT_PER_ADDRESS + 64, f"{files} open files for 1,000 silent connections"
 
 
 def stream(url: str, params: dict) -> tuple[Recorder, str]:

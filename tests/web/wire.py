@@ -171,6 +171,12 @@ class WebSocket:
         head, _, rest = head.partition(b"\r\n\r\n")  # frames may come with the head
         return head.decode("latin-1"), rest
 
+    def refusal(self) -> bytes:
+        """The body of a response that refused the upgrade (read to its Content-Length)."""
+        match = re.search(r"(?im)^content-length:\s*(\d+)", self.head)
+        length = int(match.group(1)) if match else 0
+        return self._take(length)
+
     def __enter__(self) -> WebSocket:
         return self
 
