@@ -1,20 +1,13 @@
-"""The JSON API: the engine's catalog, and whole simulations for clients without a websocket.
-
-`POST /api/simulate` runs under the same admission as a Socket.IO run (app/web/admission.py):
-the caps on runs per address and overall, the memory budget, and the lanes that keep large
-runs from holding up small ones. A run's share is given back once its document is encoded;
-sending it (at most about 9.5 MB) is the WSGI server's, whose worker threads bound how many
-are in flight.
-"""
+"""The JSON API: the engine's catalog, and whole simulations for clients without a websocket."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.collectives import CollectiveError, catalog, simulate
 
-from . import admission, params, serialize
+from . import params, serialize
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -40,28 +33,10 @@ def simulate_run():
             max_ranks=current_app.config["LAB_MAX_RANKS"],
             max_cells=current_app.config["LAB_MAX_CELLS"],
         )
-    except params.ParamError as e:
+        trace = simulate(**p.simulate_kwargs())
+    except (params.ParamError, CollectiveError) as e:
         return _bad_request(str(e))
-    admitted = current_app.extensions["lab_admission"]
-    lanes = current_app.extensions["lab_lanes"]
-    try:
-        ticket = admitted.admit(
-            request.remote_addr or "unknown", admission.document_bytes(p), lanes.is_small(p)
-        )
-    except admission.Busy as e:
-        return _busy(e)
-    try:
-        with lanes.slot(ticket.small):
-            return document_response(p)
-    except CollectiveError as e:
-        return _bad_request(str(e))
-    finally:
-        admitted.release(ticket)
-
-
-def document_response(p: params.SimParams) -> Response:
-    """Run the engine and answer with the whole trace as one JSON document."""
-    return jsonify(serialize.document(simulate(**p.simulate_kwargs())))
+    return jsonify(serialize.document(trace))
 
 
 @bp.errorhandler(HTTPException)
@@ -75,9 +50,3 @@ def http_error(e: HTTPException):
 
 def _bad_request(message: str):
     return jsonify(error=message), 400
-
-
-def _busy(e: admission.Busy):
-    """Answer a run admission refused: 429 for the address's own cap, 503 for the server's."""
-    headers = {"Retry-After": str(e.retry_after_s)} if e.retry_after_s is not None else {}
-    return jsonify(error=str(e)), e.status, headers
