@@ -2,7 +2,8 @@
 
 - A server that goes away mid-stream and comes back on the same port: the page says the
   connection was lost, re-requests the same run on reconnect (runs are deterministic), keeps
-  the user on the step they were on, says so, and completes the run.
+  the user on the step they were on, says so, and completes the run, also when the server
+  that comes back refuses WebSockets and the client must reconnect by long-polling.
 - At 64 ranks and 8×, the steps advance at 8 per second, measured on the page's own clock.
 - The embed does the same: a run a restart cut off is requested again, and the viewer stays.
 - End jumps to the last received step.
@@ -16,6 +17,7 @@ import socket
 import threading
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from werkzeug.serving import make_server
 
 from app import create_app
@@ -50,8 +52,12 @@ class RestartableServer:
         self._thread = None
         self._connections: list[socket.socket] = []
 
-    def start(self) -> RestartableServer:
-        server = make_server("127.0.0.1", self.port, create_app(TEST_CONFIG), threaded=True)
+    def start(self, websocket: bool = True) -> RestartableServer:
+        """Serve; `websocket=False` refuses WebSocket upgrades, as some proxies do."""
+        app = create_app(TEST_CONFIG)
+        if not websocket:
+            app.wsgi_app = refuse_websocket(app.wsgi_app)
+        server = make_server("127.0.0.1", self.port, app, threaded=True)
         accept = server.get_request
 
         def get_request():
@@ -78,6 +84,16 @@ class RestartableServer:
         self._thread.join(timeout=5)
 
 
+def refuse_websocket(wsgi_app):
+    def app(environ, start_response):
+        if "transport=websocket" in environ.get("QUERY_STRING", ""):
+            start_response("400 Bad Request", [("Content-Type", "text/plain")])
+            return [b"no WebSocket here"]
+        return wsgi_app(environ, start_response)
+
+    return app
+
+
 @pytest.fixture
 def restartable_server():
     server = RestartableServer(free_port()).start()
@@ -90,8 +106,11 @@ class SlowStreams:
     """Make every `simulate` the page sends stream at `interval_ms` between steps, and watch.
 
     The lab always asks for interval 0; a slow stream leaves time to stop the server half-way.
-    `simulates` lists the simulate frames the page sent; `steps` counts the sim_step frames the
-    server sent it for its latest simulate (the page may process them later when it is busy).
+    `simulates` lists the simulate packets the page sent; `steps` counts the sim_step packets
+    the server sent it for its latest simulate (the page may process them later when it is
+    busy). Both Socket.IO transports are watched: the client tries WebSocket first and falls
+    back to HTTP long-polling when a (re)connection over WebSocket fails, which a loaded machine
+    makes likely right after a restart.
     """
 
     def __init__(self, page, interval_ms: int) -> None:
@@ -100,36 +119,55 @@ class SlowStreams:
         self.steps = 0
         self._ack_id = None  # of the latest simulate
         self._run_id = None  # that simulate's run
-        page.route_web_socket(re.compile(r"/socket\.io/"), self._route)
+        page.route_web_socket(re.compile(r"/socket\.io/"), self._route_websocket)
+        page.route(re.compile(r"/socket\.io/\?.*transport=polling"), self._route_polling)
 
-    def _route(self, ws) -> None:
+    def _to_server(self, packet: str) -> str:
+        sent = re.match(r'42(\d+)\["simulate",', packet)
+        if sent:
+            packet = packet.replace('"interval_ms":0', f'"interval_ms":{self.interval_ms}')
+            self.simulates.append(packet)
+            self._ack_id, self._run_id, self.steps = sent[1], None, 0
+        return packet
+
+    def _to_page(self, packet: str) -> None:
+        ack = re.match(r"43(\d+)(\[.*)", packet, re.S)
+        if ack and ack[1] == self._ack_id:
+            self._run_id = json.loads(ack[2])[0].get("run_id")
+        elif packet.startswith('42["sim_step",'):
+            step = json.loads(packet[2:])[1]
+            if self._run_id is not None and step["run_id"] == self._run_id:
+                self.steps += 1
+
+    def _route_websocket(self, ws) -> None:
         server = ws.connect_to_server()
 
         def to_server(message) -> None:
-            sent = re.match(r'42(\d+)\["simulate",', message) if isinstance(message, str) else None
-            if sent:
-                interval = f'"interval_ms":{self.interval_ms}'
-                message = message.replace('"interval_ms":0', interval)
-                self.simulates.append(message)
-                self._ack_id, self._run_id, self.steps = sent[1], None, 0
-            server.send(message)
+            server.send(self._to_server(message) if isinstance(message, str) else message)
 
         def to_page(message) -> None:
             if isinstance(message, str):
-                self._watch(message)
+                self._to_page(message)
             ws.send(message)
 
         ws.on_message(to_server)
         server.on_message(to_page)
 
-    def _watch(self, message: str) -> None:
-        ack = re.match(r"43(\d+)(\[.*)", message, re.S)
-        if ack and ack[1] == self._ack_id:
-            self._run_id = json.loads(ack[2])[0].get("run_id")
-        elif message.startswith('42["sim_step",'):
-            step = json.loads(message[2:])[1]
-            if self._run_id is not None and step["run_id"] == self._run_id:
-                self.steps += 1
+    def _route_polling(self, route) -> None:
+        """A polling payload holds packets separated by the record separator U+001E."""
+        request = route.request
+        if request.method == "POST":
+            packets = (request.post_data or "").split("\x1e")
+            route.continue_(post_data="\x1e".join(self._to_server(p) for p in packets))
+            return
+        try:
+            response = route.fetch(timeout=0)
+        except PlaywrightError:  # the server went away during a long poll
+            route.abort()
+            return
+        for packet in response.text().split("\x1e"):
+            self._to_page(packet)
+        route.fulfill(response=response)
 
 
 def received(page) -> tuple[int, int]:
@@ -166,7 +204,7 @@ def test_a_run_cut_by_a_server_restart_is_requested_again_and_completes(restarta
     page.keyboard.press("ArrowRight")
     assert page.locator(COUNTER).inner_text() == "step 2 of 30"
 
-    srv.start()
+    srv.start(websocket=False)  # the client must fall back to long-polling to reconnect
     page.wait_for_function(f"() => {LAB_TEXT}.includes('re-requested')", timeout=30_000)
     assert page.locator(COUNTER).inner_text() == "step 2 of 30", "the user stays where they were"
     assert page.locator(NOTICE).is_visible()
