@@ -1,13 +1,20 @@
-"""The JSON API: the engine's catalog, and whole simulations for clients without a websocket."""
+"""The JSON API: the engine's catalog, and whole simulations for clients without a websocket.
+
+`POST /api/simulate` runs under the same admission as a Socket.IO run (app/web/admission.py):
+the caps on runs per address and overall, the memory budget, and the lanes that keep large
+runs from holding up small ones. A run's share is given back once its document is encoded;
+sending it (at most about 9.5 MB) is the WSGI server's, whose worker threads bound how many
+are in flight.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.collectives import CollectiveError, catalog, simulate
 
-from . import params, serialize
+from . import admission, params, serialize
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -33,10 +40,28 @@ def simulate_run():
             max_ranks=current_app.config["LAB_MAX_RANKS"],
             max_cells=current_app.config["LAB_MAX_CELLS"],
         )
-        trace = simulate(**p.simulate_kwargs())
-    except (params.ParamError, CollectiveError) as e:
+    except params.ParamError as e:
         return _bad_request(str(e))
-    return jsonify(serialize.document(trace))
+    admitted = current_app.extensions["lab_admission"]
+    lanes = current_app.extensions["lab_lanes"]
+    try:
+        ticket = admitted.admit(
+            request.remote_addr or "unknown", admission.document_bytes(p), lanes.is_small(p)
+        )
+    except admission.Busy as e:
+        return _busy(e)
+    try:
+        with lanes.slot(ticket.small):
+            return document_response(p)
+    except CollectiveError as e:
+        return _bad_request(str(e))
+    finally:
+        admitted.release(ticket)
+
+
+def document_response(p: params.SimParams) -> Response:
+    """Run the engine and answer with the whole trace as one JSON document."""
+    return jsonify(serialize.document(simulate(**p.simulate_kwargs())))
 
 
 @bp.errorhandler(HTTPException)
@@ -50,3 +75,9 @@ def http_error(e: HTTPException):
 
 def _bad_request(message: str):
     return jsonify(error=message), 400
+
+
+def _busy(e: admission.Busy):
+    """Answer a run admission refused: 429 for the address's own cap, 503 for the server's."""
+    headers = {"Retry-After": str(e.retry_after_s)} if e.retry_after_s is not None else {}
+    return jsonify(error=str(e)), e.status, headers

@@ -1,8 +1,8 @@
 """Recent runs' payloads, already encoded: an identical `simulate` skips the engine.
 
 The engine is deterministic: the same validated parameters (seed included) give the same
-trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run that
-streamed to its end leaves its payloads here as JSON text without `run_id`
+trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run whose
+payloads were all encoded (`encode_run`) leaves them here as JSON text without `run_id`
 (`socket_json.Encoded` puts each run's own id in front when it is sent). The cache is keyed by
 every simulate parameter but `interval_ms`, which only paces the stream, and bounded by the
 total length of the text it holds (`LAB_RUN_CACHE_BYTES`), least recently used first out.
@@ -14,8 +14,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
+from app.collectives import Trace
+
+from . import serialize
 from .params import SimParams
+from .socket_json import encode
 
 # A str of ASCII JSON costs its length plus this much (CPython's compact str header).
 STR_OVERHEAD = 49
@@ -33,6 +38,31 @@ class EncodedRun:
     def nbytes(self) -> int:
         texts = (self.start, self.done, *self.steps)
         return sum(len(t) for t in texts) + STR_OVERHEAD * len(texts)
+
+
+def encode_run(
+    trace: Trace,
+    first: Callable[[str, str], object] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> EncodedRun | None:
+    """Encode a trace's payloads: sim_start, every sim_step, sim_done.
+
+    `first(event, body)` is called with sim_start and then with the first sim_step as soon as
+    each is encoded, so a stream can send them while the rest are being encoded. Encoding
+    stops, and None is returned, once `cancelled()` says so: at 64 ranks it costs several
+    times the engine's run, and a run replaced at once (a double click) needs none of it.
+    """
+    start = encode(serialize.start(trace))
+    if first is not None:
+        first("sim_start", start)
+    steps = []
+    for s in trace.steps:
+        if cancelled():
+            return None
+        steps.append(encode(serialize.step(trace, s)))
+        if first is not None and len(steps) == 1:
+            first("sim_step", steps[0])
+    return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))
 
 
 def key(p: SimParams) -> SimParams:

@@ -113,8 +113,68 @@ SETTINGS = (
     Setting(
         "MAX_ACTIVE_RUNS",
         256,
-        "Most lab simulations streaming at once, over all clients; past it `simulate` is "
-        "answered 'server busy, retry in 2 s'. Each run holds at most LAB_MAX_CELLS values.",
+        "Most lab simulations under way at once (Socket.IO streams and POST /api/simulate), "
+        "over all clients; past it the answer is 'server busy, retry in 2 s' (HTTP 503).",
+    ),
+    Setting(
+        "LAB_RUNS_PER_ADDRESS",
+        4,
+        "Most simulations one client address (IPv6: one /64) may have under way at once, "
+        "streams and HTTP together; a connection runs one at a time, so this also bounds how "
+        "many connections of one address can hold runs. Past it: 'too many simulations from "
+        "your address' (HTTP 429).",
+    ),
+    Setting(
+        "LAB_RUNS_PER_CLASS_ADDRESS",
+        200,
+        "The same cap for an address in CLASS_NETWORKS: a class of 200 behind one NAT address, "
+        "each student running one simulation.",
+    ),
+    Setting(
+        "LAB_MEMORY_BUDGET_MB",
+        256,
+        "Memory the lab's simulations may hold at once, in MB, on top of the server's idle "
+        "size. Each run reserves an upper bound of its peak (app/web/admission.py: about 23 MB "
+        "for the largest stream, 77 MB for the largest HTTP document), and a stream keeps only "
+        "twice its encoded payloads once they are encoded; a run that does not fit is answered "
+        "'server busy: N simulations use X MB of the Y MB memory budget' (HTTP 503). Runs of "
+        "more than LAB_SMALL_RUN_RANKS ranks leave an eighth of it to smaller runs. 0: no budget.",
+    ),
+    Setting(
+        "LAB_MAX_RUN_S",
+        120,
+        "Longest a paced stream may last, in seconds: a run whose interval_ms times its steps "
+        "would take longer ends at once with sim_error 'interval_ms must be at most N for this "
+        "run'. The lab itself streams with interval_ms 0.",
+    ),
+    Setting(
+        "LAB_SMALL_RUN_RANKS",
+        16,
+        "Simulations of at most this many ranks are small: they compute in a lane of their own, "
+        "which large ones never occupy. The engine's and the encoder's work grows with ranks "
+        "squared and hardly with elements (8 ranks: about 8 ms; 64 ranks: 0.3-0.8 s).",
+    ),
+    Setting(
+        "LAB_LARGE_RUNS_AT_ONCE",
+        2,
+        "Large simulations (more than LAB_SMALL_RUN_RANKS ranks) that run the engine and encode "
+        "their payloads at once; the rest wait their turn. The work holds Python's GIL, so more "
+        "than a couple only slows every run down.",
+    ),
+    Setting(
+        "LAB_SEND_QUEUE_BYTES",
+        1 << 20,
+        "Bytes of events that may wait to be sent to one Socket.IO client (1 MiB); a stream "
+        "pauses while more wait, so a slow or stalled client cannot make the server hold a "
+        "whole run, or many, for it. The largest single event, sim_start at 64 ranks, is "
+        "about 0.3 MB.",
+    ),
+    Setting(
+        "LAB_SEND_STALL_S",
+        15.0,
+        "A client that takes none of its waiting events for this many seconds loses its run: "
+        "sim_error 'your connection is not keeping up: run cancelled'. One that then asks for "
+        "another run with twice LAB_SEND_QUEUE_BYTES still waiting is disconnected.",
     ),
     Setting(
         "SIMULATE_RATE_PER_S",

@@ -17,11 +17,11 @@ server's `start_background_task`, `sleep` and `emit(..., to=sid)`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
-import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from socket import IPPROTO_TCP, TCP_NODELAY
 
 import socketio
@@ -29,17 +29,16 @@ from flask import Flask
 
 from app.collectives import CollectiveError, simulate
 
-from . import bad_input, memory, params, serialize
+from . import admission, bad_input, memory, params, send_queue
+from .admission import Admission, Busy, Lanes, Ticket
 from .limits import RateLimited, TokenBuckets
-from .runcache import EncodedRun, RunCache
+from .runcache import EncodedRun, RunCache, encode_run
 from .socket_json import UNDECODABLE, Encoded, encode
 
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
-BUSY_RETRY_S = 2  # what a client is told to wait when every run slot is taken
-# Engine runs at once, over all clients: the engine is CPU-bound, so more than the cores only
-# adds memory (each run holds its buffers and trace) and delays everyone's first step.
-ENGINE_SLOTS = threading.BoundedSemaphore(max(2, os.cpu_count() or 2))
+ROOM_SLICE_S = 0.01  # how often a stream waiting for its client looks at the client's queue
+ServerBusy = Busy  # the name the registry's refusal had before app/web/admission.py
 KNOWN_EVENTS = ("simulate", "cancel")
 
 log = logging.getLogger(__name__)
@@ -48,9 +47,16 @@ log = logging.getLogger(__name__)
 class Run:
     """One client's simulation: its id, its owner, and the flag its task checks between steps."""
 
-    def __init__(self, sid: str) -> None:
+    def __init__(
+        self,
+        sid: str,
+        ticket: Ticket | None = None,
+        release: Callable[[Ticket], None] | None = None,
+    ) -> None:
         self.run_id = uuid.uuid4().hex[:16]
         self.sid = sid
+        self.ticket = ticket  # its share of the run caps and the memory budget
+        self._release = release  # gives the share back: when the run is cancelled or ends
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
 
@@ -59,9 +65,19 @@ class Run:
         return self._cancelled.is_set()
 
     def cancel(self) -> None:
-        """Stop the run; once this returns, the run emits nothing more."""
+        """Stop the run; once this returns, the run emits nothing more.
+
+        Its share of the caps goes back at once: a replaced run that still waits for an
+        engine slot will skip the engine, and the slots bound those still in it.
+        """
         with self._lock:
             self._cancelled.set()
+        self.release()
+
+    def release(self) -> None:
+        """Give back the run's share of the caps and the budget (at most once)."""
+        if self._release is not None and self.ticket is not None:
+            self._release(self.ticket)
 
     def emit_unless_cancelled(self, emit: Callable[[], None]) -> bool:
         """Call `emit` unless the run is cancelled, atomically with `cancel`; say if it ran."""
@@ -71,38 +87,58 @@ class Run:
             emit()
             return True
 
-
-class ServerBusy(Exception):
-    """Every run slot is taken; the client should retry in a moment."""
+    def end_with(self, emit: Callable[[], None]) -> bool:
+        """Call `emit` (a last event) and cancel the run, unless it was cancelled already."""
+        with self._lock:
+            if self._cancelled.is_set():
+                return False
+            emit()
+            self._cancelled.set()
+        self.release()
+        return True
 
 
 class RunRegistry:
-    """Every run whose task has not ended, and each client's current run; thread-safe."""
+    """Every run whose task has not ended, and each client's current run; thread-safe.
 
-    def __init__(self, max_active: int, on_idle: Callable[[], None] | None = None) -> None:
+    Each run holds a ticket of `admission` (app/web/admission.py) from `start` to `finish`: the
+    caps on runs per address and overall, and the memory budget, count it until its task ends.
+    """
+
+    def __init__(
+        self,
+        max_active: int,
+        on_idle: Callable[[], None] | None = None,
+        admission: Admission | None = None,
+    ) -> None:
         self.max_active = max_active
         self.on_idle = on_idle  # called, on the finishing thread, when the last live run ends
+        self.admission = admission or Admission(max_active)
         self._lock = threading.Lock()
         self._current: dict[str, Run] = {}  # sid -> the run it started last
         self._live: dict[str, Run] = {}  # run_id -> run, until its task ends
 
-    def start(self, sid: str) -> Run:
-        """Register a new run for `sid`, cancelling the run it replaces; raise ServerBusy."""
-        run = Run(sid)
+    def start(self, sid: str, address: str = "", nbytes: int = 0, small: bool = True) -> Run:
+        """Register a new run for `sid`, cancelling the run it replaces; raise Busy.
+
+        `address` is the client's, `nbytes` the memory the run reserves, `small` its lane.
+        """
         with self._lock:
             previous = self._current.get(sid)
             # The run this one replaces stops at its next step; it does not hold a slot.
-            active = len(self._live) - (previous is not None and previous.run_id in self._live)
-            if active >= self.max_active:
-                raise ServerBusy(
-                    f"server busy: {self.max_active} simulations are running; "
-                    f"retry in {BUSY_RETRY_S} s"
-                )
+            replacing = previous.ticket if previous is not None else None
+            ticket = self.admission.admit(address, nbytes, small, replacing=replacing)
+            run = Run(sid, ticket, self.admission.release)
             self._current[sid] = run
             self._live[run.run_id] = run
         if previous is not None:
             previous.cancel()
         return run
+
+    def resize(self, run: Run, nbytes: int) -> None:
+        """Change the memory `run` reserves: what it keeps once its payloads are encoded."""
+        if run.ticket is not None:
+            self.admission.resize(run.ticket, nbytes)
 
     def cancel(self, sid: str, run_id: str | None = None) -> bool:
         """Cancel `sid`'s current run (only if it is `run_id`, when given); say if one was."""
@@ -121,6 +157,7 @@ class RunRegistry:
             emptied = self._live.pop(run.run_id, None) is not None and not self._live
             if self._current.get(run.sid) is run:
                 del self._current[run.sid]
+        run.release()
         if emptied and self.on_idle is not None:
             self.on_idle()
 
@@ -152,7 +189,11 @@ class RunRegistry:
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the lab's events to `server`, the Socket.IO server of `app`."""
     app.wsgi_app = _no_delay(app.wsgi_app)
-    runs = RunRegistry(app.config["MAX_ACTIVE_RUNS"])
+    lab_admission, lanes = admission.from_config(app.config)
+    runs = RunRegistry(app.config["MAX_ACTIVE_RUNS"], admission=lab_admission)
+    app.extensions["lab_admission"] = lab_admission
+    app.extensions["lab_lanes"] = lanes
+    send_queue.install(server)  # each connection counts the bytes waiting for its client
     memory.fix_mmap_threshold()
     trimmer = memory.IdleTrimmer(runs.idle, trim=memory.malloc_trim)
     runs.on_idle = trimmer.on_idle
@@ -208,6 +249,8 @@ class _Handlers:
         self.rate = TokenBuckets(
             "simulate requests", app.config["SIMULATE_RATE_PER_S"], app.config["SIMULATE_BURST"]
         )
+        self.lanes: Lanes = app.extensions["lab_lanes"]
+        self.pacing = Pacing.from_config(app.config)
 
     def simulate(self, sid: str, *args) -> dict:
         """Validate the parameters, replace the client's run with a new one, and ack its id."""
@@ -219,15 +262,37 @@ class _Handlers:
             )
         except params.ParamError as e:
             return {"ok": False, "error": str(e)}
+        if self._too_far_behind(sid):
+            return {"ok": False, "error": "your connection is not keeping up: disconnected"}
         try:
             self.rate.take(sid)
-            run = self.runs.start(sid)
+            cached = self.cache.get(p)
+            # A cached run keeps only its text; any other reserves the engine's peak first.
+            nbytes = _held_bytes(cached) if cached is not None else admission.stream_bytes(p)
+            run = self.runs.start(sid, self._address(sid), nbytes, self.lanes.is_small(p))
         except RateLimited as e:
             return {"ok": False, "error": str(e), "retry_after_s": round(e.retry_after_s, 3)}
-        except ServerBusy as e:
-            return {"ok": False, "error": str(e), "retry_after_s": BUSY_RETRY_S}
-        self.server.start_background_task(_stream, self.server, self.runs, run, p, self.cache)
+        except Busy as e:
+            return _refusal(e)
+        self.server.start_background_task(
+            _stream, self.server, self.runs, run, p, self.cache, self.lanes, cached, self.pacing
+        )
         return {"ok": True, "run_id": run.run_id}
+
+    def _too_far_behind(self, sid: str) -> bool:
+        """Drop the connection of a client that asks for more while not reading what it has.
+
+        A stream waits while more than `queue_bytes` wait for its client and ends when the
+        client takes nothing for a while; a client that still sends `simulate` with twice that
+        waiting is reading nothing at all. Closing it frees its queue.
+        """
+        bound = self.pacing.queue_bytes
+        waiting = send_queue.pending_bytes(self.server, sid)
+        if bound is None or waiting <= 2 * bound:
+            return False
+        self._note(sid, f"connection closed: {waiting} bytes were waiting to be sent to it")
+        send_queue.drop(self.server, sid)
+        return True
 
     def cancel(self, sid: str, *args) -> dict:
         """Cancel the client's run; cancelling an unknown or finished run is harmless."""
@@ -262,8 +327,12 @@ class _Handlers:
 
     def _note(self, sid: str, what: str) -> None:
         """Log a client's bad input, at most once per address per interval."""
+        self.noted.note(self._address(sid), what)
+
+    def _address(self, sid: str) -> str:
+        """Return the address client `sid` connected from."""
         environ = self.server.get_environ(sid, NAMESPACE) or {}
-        self.noted.note(environ.get("REMOTE_ADDR") or "unknown", what)
+        return environ.get("REMOTE_ADDR") or "unknown"
 
     def disconnect(self, sid: str, reason: str | None = None) -> None:
         """Cancel the run of a client that went away, and forget its rate bucket."""
@@ -280,72 +349,187 @@ def _single(args: tuple, event: str) -> object:
     return args[0] if len(args) == 1 else None if not args else list(args)
 
 
+@dataclasses.dataclass(frozen=True)
+class Pacing:
+    """How far a stream may run ahead of its client, and how long a paced run may last."""
+
+    queue_bytes: int | None = None  # wait while more than this waits to be sent to the client
+    stall_s: float = 15.0  # end the run when the client takes nothing for this long
+    max_run_s: float | None = None  # refuse an interval_ms that would hold a run longer
+
+    @classmethod
+    def from_config(cls, config) -> Pacing:
+        return cls(  # 0 or None: no bound
+            queue_bytes=config.get("LAB_SEND_QUEUE_BYTES") or None,
+            stall_s=config.get("LAB_SEND_STALL_S", cls.stall_s),
+            max_run_s=config.get("LAB_MAX_RUN_S") or None,
+        )
+
+
+class TooLong(Exception):
+    """A run's pace would hold it past LAB_MAX_RUN_S; the message names interval_ms."""
+
+
+def _refusal(e: Busy) -> dict:
+    """Return the ack of a run admission refused; retry_after_s only when a retry can help."""
+    ack = {"ok": False, "error": str(e)}
+    if e.retry_after_s is not None:
+        ack["retry_after_s"] = e.retry_after_s
+    return ack
+
+
+def _held_bytes(encoded: EncodedRun) -> int:
+    """Return what a run keeps while it streams: its payloads, and their copies being sent."""
+    return 2 * encoded.nbytes
+
+
+class _Outbox:
+    """Emit one run's events to its client, waiting while the client is too far behind.
+
+    engine.io queues every packet until the client's transport takes it (see
+    app/web/send_queue.py). While more than `pacing.queue_bytes` wait, the stream waits too;
+    a client that takes nothing for `pacing.stall_s` loses the run, with a sim_error it will
+    read if it ever reads again.
+    """
+
+    def __init__(self, server: socketio.Server, run: Run, pacing: Pacing) -> None:
+        self.server = server
+        self.run = run
+        self.pacing = pacing
+        self.sent = 0  # events emitted so far
+
+    def waiting(self) -> int:
+        return send_queue.pending_bytes(self.server, self.run.sid)
+
+    def has_room(self) -> bool:
+        bound = self.pacing.queue_bytes
+        return bound is None or self.waiting() <= bound
+
+    def send_early(self, event: str, body: str) -> None:
+        """Emit sim_start, then the first sim_step, now if the client has room for them."""
+        position = 0 if event == "sim_start" else 1
+        if self.sent == position and self.has_room():
+            self._emit(event, body)
+
+    def send(self, event: str, body: str) -> bool:
+        """Emit `event` once the client has room; False if the run was cancelled meanwhile."""
+        if not self._wait_for_room():
+            return False
+        return self._emit(event, body)
+
+    def fail(self, message: str) -> None:
+        """End the run with sim_error `message` (nothing if it was cancelled)."""
+        payload = Encoded(encode({"error": message}), self.run.run_id)
+        self.run.end_with(
+            lambda: self.server.emit("sim_error", payload, to=self.run.sid, namespace=NAMESPACE)
+        )
+
+    def _emit(self, event: str, body: str) -> bool:
+        payload = Encoded(body, self.run.run_id)  # the run's id goes in front as it is sent
+        emitted = self.run.emit_unless_cancelled(
+            lambda: self.server.emit(event, payload, to=self.run.sid, namespace=NAMESPACE)
+        )
+        self.sent += emitted
+        return emitted
+
+    def _wait_for_room(self) -> bool:
+        """Wait until the client's queue is under the bound; end the run if it stalls."""
+        stalled = 0.0
+        last = None
+        while not self.has_room():
+            if self.run.cancelled:
+                return False
+            waiting = self.waiting()
+            stalled = 0.0 if last is not None and waiting < last else stalled
+            last = waiting
+            if stalled >= self.pacing.stall_s:
+                self.fail(
+                    f"your connection is not keeping up: run cancelled ({waiting} bytes were "
+                    f"still waiting to be sent after {self.pacing.stall_s:g} s)"
+                )
+                return False
+            self.server.sleep(ROOM_SLICE_S)
+            stalled += ROOM_SLICE_S
+        return not self.run.cancelled
+
+
 def _stream(
     server: socketio.Server,
     runs: RunRegistry,
     run: Run,
     p: params.SimParams,
     cache: RunCache | None = None,
+    lanes: Lanes | None = None,
+    cached: EncodedRun | None = None,
+    pacing: Pacing = Pacing(),
 ) -> None:
-    """Emit sim_start, each sim_step and sim_done to the run's client, pacing the steps."""
+    """Emit sim_start, each sim_step and sim_done to the run's client, pacing the steps.
 
-    def send(event: str, body: str) -> bool:
-        payload = Encoded(body, run.run_id)  # the run's id goes in front as it is sent
-        return run.emit_unless_cancelled(
-            lambda: server.emit(event, payload, to=run.sid, namespace=NAMESPACE)
-        )
-
+    `cached` is the run's payloads when the run cache had them; otherwise the engine runs in
+    a slot of `lanes`, and the run is kept in `cache` once all its payloads are encoded.
+    """
+    out = _Outbox(server, run, pacing)
     try:
         if run.cancelled:  # replaced or cancelled before its task started
             return
-        cached = cache.get(p) if cache is not None else None
-        events = _replayed(cached) if cached is not None else _simulated(run, p, cache)
-        stepped = False
-        for event, body in events:
-            if event == "sim_step":
-                if stepped:
-                    _pause(server, run, p.interval_ms / 1000)
-                stepped = True
-            if not send(event, body):
+        if cached is None:
+            cached = _simulated(run, p, lanes, pacing, out)
+            if cached is None:  # cancelled before all its payloads were encoded
                 return
-    except CollectiveError as e:
-        send("sim_error", encode({"error": str(e)}))
+            if cache is not None:
+                cache.put(p, cached)
+        else:
+            _check_pace(p, len(cached.steps), pacing)
+        runs.resize(run, _held_bytes(cached))  # the engine's buffers are gone
+        _play(server, run, p, cached, out)
+    except (CollectiveError, TooLong) as e:
+        out.fail(str(e))
     except Exception:
         log.exception("lab run %s (%s) failed", run.run_id, p)
-        message = "the simulation failed unexpectedly; the error was logged on the server"
-        send("sim_error", encode({"error": message}))
+        out.fail("the simulation failed unexpectedly; the error was logged on the server")
     finally:
         runs.finish(run)
 
 
-def _replayed(cached: EncodedRun) -> Iterator[tuple[str, str]]:
-    """Yield the events of a run the engine already ran for the same parameters."""
-    yield "sim_start", cached.start
-    for body in cached.steps:
-        yield "sim_step", body
-    yield "sim_done", cached.done
+def _check_pace(p: params.SimParams, total_steps: int, pacing: Pacing) -> None:
+    """Raise TooLong if `p.interval_ms` would hold the run past `pacing.max_run_s`."""
+    if pacing.max_run_s is not None:
+        reason = admission.too_long(p, total_steps, pacing.max_run_s)
+        if reason:
+            raise TooLong(reason)
 
 
-def _simulated(run: Run, p: params.SimParams, cache: RunCache | None) -> Iterator[tuple[str, str]]:
-    """Run the engine and yield its events, each serialized when it is about to be sent.
+def _simulated(
+    run: Run, p: params.SimParams, lanes: Lanes | None, pacing: Pacing, out: _Outbox
+) -> EncodedRun | None:
+    """Run the engine in a slot of its lane and encode every payload; free the trace.
 
-    A run whose events were all serialized is kept in `cache`; none is yielded for a run
-    cancelled while it waited for an engine slot.
+    sim_start and the first sim_step go out as soon as they are encoded, so the first step
+    reaches the browser before the rest are encoded. None for a run cancelled before that
+    was done; one cancelled while it waited for a slot skips the engine.
     """
-    with ENGINE_SLOTS:
-        if run.cancelled:  # replaced or cancelled while waiting: skip the engine
-            return
+    slot = lanes.slot(lanes.is_small(p)) if lanes is not None else contextlib.nullcontext()
+    with slot:
+        if run.cancelled:
+            return None
         trace = simulate(**p.simulate_kwargs())
-    start = encode(serialize.start(trace))
-    yield "sim_start", start
-    steps = []
-    for step in trace.steps:
-        steps.append(encode(serialize.step(trace, step)))
-        yield "sim_step", steps[-1]
-    done = encode(serialize.done(trace))
-    if cache is not None:
-        cache.put(p, EncodedRun(start, tuple(steps), done))
-    yield "sim_done", done
+        _check_pace(p, trace.total_steps, pacing)
+        return encode_run(trace, first=out.send_early, cancelled=lambda: run.cancelled)
+
+
+def _play(
+    server: socketio.Server, run: Run, p: params.SimParams, encoded: EncodedRun, out: _Outbox
+) -> None:
+    """Emit the run's events that were not sent yet, `interval_ms` apart from step to step."""
+    events = [("sim_start", encoded.start)]
+    events += [("sim_step", body) for body in encoded.steps]
+    events.append(("sim_done", encoded.done))
+    for i in range(out.sent, len(events)):
+        event, body = events[i]
+        if i >= 2 and event == "sim_step":  # not before the first step
+            _pause(server, run, p.interval_ms / 1000)
+        if not out.send(event, body):
+            return
 
 
 def _pause(server: socketio.Server, run: Run, seconds: float) -> None:

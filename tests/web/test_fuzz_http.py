@@ -792,3 +792,55 @@ def test_every_calculator_and_hardware_preset_still_answer_after_the_fuzzing(fuz
         query = f"collective=allreduce&algorithm=ring&ranks=8&bytes=1024&hardware={key}"
         assert fuzzer.client.get(f"/api/cost?{query}").status_code == 200, key
     assert fuzzer.probe() == fuzzer.baseline
+
+
+# -- POST /api/simulate under admission (issue 12) -------------------------------------------------
+
+ADMISSION_LIMITS = ("memory budget", "your address", "simulations are running")
+
+
+@st.composite
+def valid_simulations(draw) -> dict:
+    """Draw a valid simulate body of any size the lab allows (app/web/params.py's rules)."""
+    entry = draw(st.sampled_from(catalog()))
+    collective = entry["collective"]
+    ranks = draw(st.sampled_from([1, 2, 5, 8, 16, 17, 33, 64]))
+    multiple = ranks if params.COLLECTIVES[collective].needs_divisible else 1
+    high = (1 << 18) // (ranks * params.buffer_length(collective, ranks, 1)) // multiple
+    body = {
+        "collective": collective,
+        "algorithm": entry["algorithm"],
+        "ranks": ranks,
+        "elements": multiple * draw(st.integers(1, max(1, high))),
+        "interval_ms": draw(st.sampled_from([0, 5000])),  # HTTP ignores the pace
+    }
+    if entry["needs_ranks_per_node"]:
+        body["ranks_per_node"] = 1
+    return body
+
+
+def test_simulations_past_the_memory_budget_get_a_503_naming_the_budget():
+    # A 2 MB budget fits the lab's default run, not a 64-rank one; each refusal must say so.
+    app = create_app({**CONFIG, "LAB_MEMORY_BUDGET_MB": 2})
+    client = app.test_client()
+    seen = []
+
+    @settings(SETTINGS, max_examples=40)
+    @given(body=valid_simulations())
+    def fuzz(body):
+        response = client.post("/api/simulate", json=body, buffered=True)
+        text = response.get_data(as_text=True)
+        for leak in LEAKS:
+            assert leak not in text, f"{body} leaks {leak!r}"
+        seen.append(response.status_code)
+        if response.status_code == 200:
+            return
+        assert response.status_code in (429, 503), f"{body} -> {response.status_code}: {text}"
+        error = response.get_json()["error"]
+        assert any(limit in error for limit in ADMISSION_LIMITS), error
+        retryable = "retry in" in error
+        assert ("Retry-After" in response.headers) == retryable, (error, response.headers)
+
+    fuzz()
+    assert 200 in seen and 503 in seen
+    assert app.extensions["lab_admission"].usage()["runs"] == 0

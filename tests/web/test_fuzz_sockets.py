@@ -30,7 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import create_app
-from app.web import params
+from app.collectives import simulate
+from app.web import params, sockets
 from app.web.extensions import socketio as flask_socketio
 from tests.conftest import TEST_CONFIG
 
@@ -549,3 +550,81 @@ def test_invalid_utf8_in_a_text_frame_closes_only_that_connection(live_server):
     finally:
         raw.close()
     served_normally(live_server.url)
+
+
+# -- admission: runs past a limit are refused naming it (issue 12) ---------------------------------
+
+LIMITED = {
+    **CONFIG,
+    "LAB_RUNS_PER_ADDRESS": 1,
+    "LAB_MEMORY_BUDGET_MB": 1,  # the lab's default run (0.4 MB) fits twice; 64 ranks never
+    "LAB_MAX_RUN_S": 1,  # 14 steps 100 ms apart already take longer
+}
+LIMIT_WORDS = ("your address", "memory budget", "simulations are running")
+SMALL_RUNS = st.fixed_dictionaries(
+    {
+        "collective": st.just("allreduce"),
+        "algorithm": st.sampled_from(["ring", "recursive_doubling", "rabenseifner"]),
+        "ranks": st.sampled_from([2, 4, 8, 64]),
+        "elements": st.sampled_from([64, 128]),
+        "seed": st.integers(0, 3),
+        "interval_ms": st.sampled_from([0, 20, 100, 5000]),
+    }
+)
+
+
+def test_runs_past_an_admission_limit_are_refused_naming_it(monkeypatch):
+    # Runs with seed 3 stay in the engine until the end, holding their share of the budget
+    # (until their client replaces them): the budget fills up now and then.
+    opened = threading.Event()
+
+    def engine(**kwargs):
+        if kwargs["seed"] == 3:
+            opened.wait(30)
+        return simulate(**kwargs)
+
+    monkeypatch.setattr(sockets, "simulate", engine)
+    app = create_app(LIMITED)
+    # Three addresses: three runs of 8 ranks (0.38 MB each) fill the 1 MB budget.
+    addresses = ("203.0.113.1", "203.0.113.1", "198.51.100.2", "192.0.2.3")
+    clients = []
+    for address in addresses:
+        flask_client = app.test_client()
+        flask_client.environ_base["REMOTE_ADDR"] = address
+        clients.append(flask_socketio.test_client(app, flask_test_client=flask_client))
+    events: list[dict] = []
+
+    @settings(SETTINGS, max_examples=60)
+    @given(who=st.integers(0, len(clients) - 1), data=SMALL_RUNS)
+    def fuzz(who, data):
+        ack = clients[who].emit("simulate", data, callback=True)
+        assert ack.get("ok") in (True, False), ack
+        if not ack["ok"]:
+            error = ack["error"]
+            for leak in LEAKS:
+                assert leak not in error, error
+            assert any(words in error for words in LIMIT_WORDS), error
+            assert ("retry_after_s" in ack) == ("retry in" in error), ack
+        for c in clients:
+            events.extend(c.get_received())
+
+    try:
+        fuzz()
+        opened.set()
+        runs = app.extensions["lab_runs"]
+        for c in clients:
+            c.emit("cancel", callback=True)
+        deadline = time.monotonic() + 20
+        while runs.running() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for c in clients:
+            events.extend(c.get_received())
+    finally:
+        opened.set()
+        for c in clients:
+            c.disconnect()
+    check_events(events)
+    for event in events:
+        if event["name"] == "sim_error":  # the only refusal that comes after the ack
+            assert "interval_ms must be at most" in event["args"][0]["error"], event
+    assert app.extensions["lab_admission"].usage()["runs"] == 0

@@ -11,7 +11,7 @@ import pytest
 
 from app import create_app
 from app.collectives import simulate
-from app.web import sockets
+from app.web import settings, sockets
 from app.web.extensions import socketio
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
@@ -259,8 +259,9 @@ def test_simulate_without_parameters_acks_an_error(socket_client):
 
 
 def test_an_engine_error_arrives_as_sim_error():
-    # The lab's limit set above the engine's (256 ranks): the engine's own check answers.
-    app = create_app({"TESTING": True, "LAB_MAX_RANKS": 300})
+    # The lab's limit set above the engine's (256 ranks): the engine's own check answers. The
+    # memory budget would refuse such a run first (it is sized for 64 ranks): 0 turns it off.
+    app = create_app({"TESTING": True, "LAB_MAX_RANKS": 300, "LAB_MEMORY_BUDGET_MB": 0})
     sc = socketio.test_client(app)
     ack = sc.emit("simulate", {**RING8, "ranks": 300, "elements": 1}, callback=True)
     wait_idle(app)
@@ -299,3 +300,25 @@ def test_every_event_and_limit_is_documented():
         assert f"`{name}`" in text, name
     for name in ("LAB_MAX_RANKS", "LAB_MAX_CELLS", "EMBED_FRAME_ANCESTORS", "interval_ms"):
         assert name in text, name
+    # Every limit on runs, its setting (with a help text) and the words of its refusal.
+    helps = {s.name: s.help for s in settings.SETTINGS}
+    for name in (
+        "MAX_ACTIVE_RUNS",
+        "LAB_RUNS_PER_ADDRESS",
+        "LAB_RUNS_PER_CLASS_ADDRESS",
+        "LAB_MEMORY_BUDGET_MB",
+        "LAB_MAX_RUN_S",
+        "LAB_SMALL_RUN_RANKS",
+        "LAB_LARGE_RUNS_AT_ONCE",
+        "LAB_SEND_QUEUE_BYTES",
+        "LAB_SEND_STALL_S",
+    ):
+        assert f"`{name}`" in text and len(helps.get(name, "")) > 40, name
+    for refusal in (
+        "too many simulations from your address",
+        "simulations are running",
+        "memory budget",
+        "interval_ms must be at most",
+        "your connection is not keeping up: run cancelled",
+    ):
+        assert refusal in text, refusal
