@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import ipaddress
 import math
 import os
 import threading
@@ -38,7 +37,7 @@ from collections.abc import Iterator
 
 from app.collectives import buffer_length
 
-from .limits import client_key, parse_networks
+from .clients import Clients
 from .params import SimParams
 
 MIB = 1 << 20
@@ -154,7 +153,7 @@ class Admission:
         self.max_runs = max_runs
         self.per_address = per_address
         self.per_class_address = per_class_address
-        self.networks = parse_networks(class_networks)
+        self.clients = Clients(class_networks)
         self.budget_bytes = budget_bytes
         self._lock = threading.Lock()
         self._tickets: set[Ticket] = set()
@@ -169,7 +168,7 @@ class Admission:
         `replacing` is the run this one replaces (the same client's previous run): it is
         being cancelled, so it counts against neither cap nor the budget.
         """
-        key = client_key(address)
+        key = self.clients.key(address)
         with self._lock:
             gone = replacing if replacing in self._tickets else None
             runs = len(self._tickets) - (gone is not None)
@@ -195,13 +194,7 @@ class Admission:
 
     def _cap(self, address: str) -> int | None:
         """Return how many runs `address` may have at once (None: no cap of its own)."""
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            ip = None
-        if ip is not None and any(ip in net for net in self.networks):
-            return self.per_class_address
-        return self.per_address
+        return self.per_class_address if self.clients.is_class(address) else self.per_address
 
     def _check_budget(self, nbytes: int, small: bool, runs: int, used: int) -> None:
         """Raise Busy if `nbytes` more would not fit in the budget (large runs leave a share)."""

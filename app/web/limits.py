@@ -33,7 +33,6 @@ requests/s, the debounce's maximum, every student dragging at once.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import threading
 import time
@@ -46,6 +45,7 @@ from app.collectives import buffer_length
 from app.costs.calculators import CALCULATORS
 
 from . import errors, params
+from .clients import Clients
 
 FREE_PREFIXES = ("/static/",)
 FREE_PATHS = ("/healthz", "/favicon.ico")
@@ -136,16 +136,15 @@ class WorkLimits:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.clock = clock  # tests stop it
-        self.networks = parse_networks(class_networks)
+        self.clients = Clients(class_networks)
         self.default = TokenBuckets("work", rate_per_s, burst, lambda: self.clock())
         self.classes = TokenBuckets("work", class_rate_per_s, class_burst, lambda: self.clock())
 
     def charge(self, address: str, units: float) -> None:
         """Spend `units` of `address`'s budget, or raise RateLimited saying what was spent."""
-        ip = _ip(address)
-        buckets = self.classes if ip is not None and self.is_class(ip) else self.default
+        buckets = self.classes if self.clients.is_class(address) else self.default
         try:
-            buckets.take(client_key(address, ip), units)
+            buckets.take(self.clients.key(address), units)
         except RateLimited as e:
             raise RateLimited(
                 "work",
@@ -155,38 +154,6 @@ class WorkLimits:
                 f"units per second after a burst of {buckets.burst:g} (a page or a calculator "
                 f"answer costs 1, this request {units:g}); retry in {e.wait_s} s",
             ) from None
-
-    def is_class(self, ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-        return any(ip in network for network in self.networks)
-
-
-def parse_networks(text: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    """Parse CLASS_NETWORKS: CIDR networks separated by spaces or commas."""
-    out = []
-    for item in str(text or "").replace(",", " ").split():
-        try:
-            out.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ValueError(
-                f"CLASS_NETWORKS must be CIDR networks separated by spaces or commas, such as "
-                f"'10.0.0.0/8 2001:db8::/32'; got {item[:60]!r}"
-            ) from None
-    return out
-
-
-def client_key(address: str, ip=None) -> str:
-    """Return whose budget a request spends: its address, or its /64 for IPv6."""
-    ip = ip if ip is not None else _ip(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip) if ip is not None else address
-
-
-def _ip(address: str):
-    try:
-        return ipaddress.ip_address(address)
-    except ValueError:
-        return None
 
 
 def request_units() -> float:

@@ -77,6 +77,14 @@ SETTINGS = (
         "of the server.",
     ),
     Setting(
+        "MAX_CONNECTIONS_PER_ADDRESS",
+        32,
+        "Most Socket.IO connections one client address (IPv6: one /64) may hold open at once, "
+        "so one client cannot take every connection: a lab tab holds one, a wiki page one per "
+        "embed. Past it a new connection is answered 429. Addresses in CLASS_NETWORKS are held "
+        "only to MAX_CONNECTIONS. 0: no cap per address.",
+    ),
+    Setting(
         "SERVER_HTTP_THREADS",
         32,
         "Threads for plain HTTP requests (pages, API, static files) in `python -m app`, besides "

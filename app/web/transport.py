@@ -18,8 +18,10 @@ Here (`init_app`):
 - `JsonOnlyPacket` keeps no binary attachment: a binary event is answered at once with an
   error, as an event that did not decode, and the frames after it are dropped one by one.
 - `_guarding_handshakes` answers a new Socket.IO session with 503 and a message once
-  MAX_CONNECTIONS sessions are open (websocket and long-polling alike), and a websocket
-  handshake engine.io would mishandle (no `Connection: Upgrade`, HTTP/1.0) with 400.
+  MAX_CONNECTIONS sessions are open (websocket and long-polling alike), with 429 once the
+  client's address holds MAX_CONNECTIONS_PER_ADDRESS of them (an address in CLASS_NETWORKS
+  only meets the overall cap), and a websocket handshake engine.io would mishandle (no
+  `Connection: Upgrade`, HTTP/1.0) with 400.
 - `PingClock` sends every session's pings from one thread, where engine.io slept a thread per
   session (and kept it asleep for up to 25 s after the session closed).
 """
@@ -46,6 +48,7 @@ from flask import Flask
 from socketio import packet as sio
 
 from .bad_input import CheckedPacket, MalformedPacket
+from .clients import Clients
 from .socket_json import UNDECODABLE
 
 log = logging.getLogger(__name__)
@@ -205,7 +208,13 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     eio._async = {**eio._async, "websocket": websocket}
     server.packet_class = JsonOnlyPacket
     schedule_pings_on_one_thread()
-    app.wsgi_app = _guarding_handshakes(app.wsgi_app, eio, app.config["MAX_CONNECTIONS"])
+    app.wsgi_app = _guarding_handshakes(
+        app.wsgi_app,
+        server,
+        app.config["MAX_CONNECTIONS"],
+        app.config["MAX_CONNECTIONS_PER_ADDRESS"] or None,
+        Clients(app.config["CLASS_NETWORKS"]),
+    )
 
 
 def _websocket_factory(**server_args) -> Callable:
@@ -217,8 +226,15 @@ def _websocket_factory(**server_args) -> Callable:
     return websocket
 
 
-def _guarding_handshakes(wsgi_app: Callable, eio, max_sessions: int) -> Callable:
-    """Wrap `wsgi_app`: refuse new Socket.IO sessions past `max_sessions`, and bad upgrades."""
+def _guarding_handshakes(
+    wsgi_app: Callable,
+    server: socketio.Server,
+    max_sessions: int,
+    per_address: int | None,
+    clients: Clients,
+) -> Callable:
+    """Wrap `wsgi_app`: refuse new Socket.IO sessions past the caps, and bad upgrades."""
+    eio = server.eio
 
     def app(environ: dict, start_response: Callable):
         if not environ.get("PATH_INFO", "").startswith(SOCKET_PATH + "/"):
@@ -230,14 +246,26 @@ def _guarding_handshakes(wsgi_app: Callable, eio, max_sessions: int) -> Callable
             problem = _bad_upgrade(environ)
             if problem:
                 return _refuse(start_response, "400 Bad Request", problem)
+        retry = [("Retry-After", str(FULL_RETRY_S))]
         if open_sessions(eio) >= max_sessions:
             return _refuse(
                 start_response,
                 "503 Service Unavailable",
                 f"server full: {max_sessions} connections are open (MAX_CONNECTIONS); "
                 f"retry in {FULL_RETRY_S} s",
-                [("Retry-After", str(FULL_RETRY_S))],
+                retry,
             )
+        address = environ.get("REMOTE_ADDR", "")
+        if per_address and not clients.is_class(address):
+            if sessions_from(server, clients, clients.key(address)) >= per_address:
+                return _refuse(
+                    start_response,
+                    "429 Too Many Requests",
+                    f"too many connections from your address: at most {per_address} may be "
+                    f"open at once (MAX_CONNECTIONS_PER_ADDRESS); close a tab or retry in "
+                    f"{FULL_RETRY_S} s",
+                    retry,
+                )
         return wsgi_app(environ, start_response)
 
     return app
@@ -249,6 +277,16 @@ def open_sessions(eio) -> int:
         if session.closed:
             eio.sockets.pop(sid, None)
     return len(eio.sockets)
+
+
+def sessions_from(server: socketio.Server, clients: Clients, key: str) -> int:
+    """Count the open sessions whose client address has `key` (call after open_sessions)."""
+    count = 0
+    for sid in list(server.eio.sockets):
+        environ = server.environ.get(sid)
+        if environ is not None and clients.key(environ.get("REMOTE_ADDR", "")) == key:
+            count += 1
+    return count
 
 
 def _bad_upgrade(environ: dict) -> str | None:

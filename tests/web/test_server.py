@@ -142,6 +142,29 @@ def test_connections_past_the_cap_are_refused_with_503_and_a_message():
         )
 
 
+def test_one_address_may_hold_only_its_share_of_connections_unless_it_is_a_class():
+    settings = {"MAX_CONNECTIONS_PER_ADDRESS": 2}
+    with ProductionServer(settings) as server, contextlib.ExitStack() as admitted:
+        admitted.enter_context(WebSocket(server.port)).join()
+        status, body = polling_handshake(server.port)  # the second: a long-polling session
+        assert status == 200 and body.startswith("0{"), (status, body)
+        with WebSocket(server.port) as refused:
+            assert refused.head.startswith("HTTP/1.1 429"), refused.head
+            assert "Retry-After: 5" in refused.head
+            error = json.loads(refused.refusal())["error"]
+        assert error == (
+            "too many connections from your address: at most 2 may be open at once "
+            "(MAX_CONNECTIONS_PER_ADDRESS); close a tab or retry in 5 s"
+        )
+        healthz = status_of(server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert healthz.endswith(b"200 OK"), "the cap is on connections, not on requests"
+
+    settings = {"MAX_CONNECTIONS_PER_ADDRESS": 2, "CLASS_NETWORKS": "127.0.0.0/8"}
+    with ProductionServer(settings) as server, contextlib.ExitStack() as admitted:
+        for _ in range(4):  # a classroom behind one address: only MAX_CONNECTIONS applies
+            admitted.enter_context(WebSocket(server.port)).join()
+
+
 def test_sessions_opened_and_closed_in_a_loop_leave_no_thread_and_no_slot_behind():
     with ProductionServer({"MAX_CONNECTIONS": 20}) as server:
         before = server.threads()
