@@ -14,6 +14,7 @@ from app import create_app
 from app.quiz import current_bank
 from app.quiz.text import render
 from app.web import settings as app_settings
+from tests.quiz.answers import right_answer
 
 ANSWER_KEYS = {
     "correct",
@@ -209,39 +210,11 @@ def test_a_lesson_self_check_takes_that_lessons_questions_first(client, bank):
     assert [q["id"] for q in data["questions"]] == own[:5]
 
 
-def answer_right(client, bank, shown) -> dict:
-    """Submit the right answer to a shown question (computed by the server's own graders)."""
-    from app.quiz import generators
-    from app.quiz.present import option_ids
-
-    q = bank.by_id[shown["id"]]
-    secret = client.application.config["SECRET_KEY"]
-    body = {"id": q.id}
-    if q.kind in ("single", "multiple"):
-        ids = option_ids(secret, q, "option", len(q.options))
-        right = [i for i, o in zip(ids, q.options, strict=True) if o.correct]
-        body["answer"] = right[0] if q.kind == "single" else right
-    elif q.kind == "numeric":
-        body.update(params=shown["params"], token=shown["token"])
-        body["answer"] = generators.solve(q.numeric, shown["params"]).value
-    elif q.kind == "predict":
-        body.update(params=shown["params"], token=shown["token"])
-        body["answer"] = sorted(generators.predict_truth(q.predict, shown["params"]))
-    elif q.kind == "order":
-        body["answer"] = option_ids(secret, q, "item", len(q.items))
-    elif q.kind == "match":
-        rights = option_ids(secret, q, "right", len(q.pairs) + len(q.distractors))
-        body["answer"] = {f"l{i}": rights[i] for i in range(len(q.pairs))}
-    else:
-        body["answer"] = "My explanation."
-    r = client.post("/api/quiz/answer", json=body)
-    assert r.status_code == 200, r.get_json()
-    return r.get_json()
-
-
 def test_every_question_can_be_answered_right_over_http(client, bank):
     for shown in fetch_all(client, bank):
-        result = answer_right(client, bank, shown)
+        r = client.post("/api/quiz/answer", json=right_answer(shown))
+        assert r.status_code == 200, r.get_json()
+        result = r.get_json()
         q = bank.by_id[shown["id"]]
         assert result["correct"] is (None if q.kind == "explain" else True), q.id
         assert result["lesson_url"].startswith(f"/lessons/{q.lesson}")
