@@ -313,11 +313,14 @@ def test_the_secret_key_setting_is_documented():
     assert "SECRET_KEY" in doc and "COLLECTIVE_LAB_SECRET_KEY" in doc
 
 
+def json_containers(inner):
+    """Lists and objects of `inner` (a named function: hypothesis reads it to see it recurses)."""
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+
+
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30),
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
+    json_containers,
     max_leaves=12,
 )
 IDS = st.sampled_from(

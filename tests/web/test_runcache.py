@@ -212,7 +212,7 @@ def test_over_a_real_websocket_cached_and_uncached_runs_send_the_same_bytes(engi
                 client.raw.clear()
                 client.done.clear()
                 ack = client.call("simulate", data, timeout=5)
-                assert client.done.wait(10)
+                assert client.done.wait(60)  # a bound, not a timing: a loaded machine is slow
                 runs.append((ack["run_id"], list(client.raw)))
         finally:
             client.disconnect()
