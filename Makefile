@@ -27,8 +27,11 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# Two workers (pytest-xdist): CI has two cores, and a browser test mostly waits on Chromium.
+TEST_WORKERS ?= 2
+
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 audit:
 	$(PYTHON) .ci/audit_pins.py
