@@ -1,18 +1,18 @@
 """The course as the site serves it: lessons loaded, rendered once, searched, kept fresh.
 
-`Library` watches the lessons folder (file names, sizes and modification times) and reloads
-when anything changes, so an author sees an edit on the next page load. A lesson file that
-fails its checks is left out of the course and its error kept for the author; the other
-lessons stay up.
+`Library` serves the course `app.course.current_course` keeps loaded, which reloads when a
+file changes, so an author sees an edit on the next page load; rendered pages and the search
+index are kept on that loaded course and go with it. A lesson file that fails its checks is
+left out of the course and its error kept for the author; the other lessons stay up.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .loader import Course, Lesson, LessonError, Section, load_course, load_lesson
+from app.course import Course, Lesson, Section, current_course
+
 from .render import RenderedLesson, render_lesson
 from .search import SearchIndex, Snippet
 
@@ -62,52 +62,26 @@ class Library:
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
-        self._lock = threading.RLock()
-        self._signature: tuple | None = None
         self.course: Course | None = None
-        self.lessons: dict[str, Lesson] = {}
-        self.errors: dict[str, str] = {}  # slug or file stem -> the loader's message
-        self._rendered: dict[tuple[str, bool], RenderedLesson] = {}
-        self._index: SearchIndex | None = None
 
     @property
     def quiz_dir(self) -> Path:
         return self.directory / "quizzes"
 
-    def _current_signature(self) -> tuple:
-        files = [self.directory / "course.yaml", *self.directory.glob("*.md")]
-        files += self.quiz_dir.glob("*.yaml") if self.quiz_dir.is_dir() else []
-        out = []
-        for path in sorted(files):
-            try:
-                stat = path.stat()
-            except FileNotFoundError:
-                continue
-            out.append((str(path), stat.st_mtime_ns, stat.st_size))
-        return tuple(out)
+    @property
+    def lessons(self) -> dict[str, Lesson]:
+        """The lessons that load, in course order."""
+        return self.course.lessons
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """The loader's message for each lesson file that does not load, by file stem."""
+        return self.course.errors
 
     def refresh(self) -> Library:
-        """Reload everything if any file changed since the last look."""
-        with self._lock:
-            signature = self._current_signature()
-            if signature == self._signature:
-                return self
-            course = load_course(self.directory / "course.yaml")
-            lessons, errors = {}, {}
-            for path in sorted(self.directory.glob("*.md")):
-                try:
-                    lesson = load_lesson(path, course)
-                except LessonError as exc:
-                    errors[path.stem] = str(exc)
-                    continue
-                lessons[lesson.slug] = lesson
-            self.course = course
-            self.lessons = dict(sorted(lessons.items(), key=lambda item: item[1].order))
-            self.errors = errors
-            self._rendered = {}
-            self._index = None  # rebuilt from these lessons on the next search
-            self._signature = signature
-            return self
+        """Take the current course: reloaded if any file changed since the last look."""
+        self.course = current_course(self.directory)
+        return self
 
     # -- reading the course ----------------------------------------------------------------------
 
@@ -131,26 +105,22 @@ class Library:
 
     def rendered(self, slug: str, instructor: bool = False) -> RenderedLesson:
         """Render a lesson once per (slug, view) and keep it until a file changes."""
-        key = (slug, instructor)
-        with self._lock:
-            if key not in self._rendered:
-                self._rendered[key] = render_lesson(
-                    self.lessons[slug],
-                    self.course,
-                    quiz_dir=self.quiz_dir,
-                    instructor=instructor,
-                    strict=False,
-                )
-            return self._rendered[key]
+        return self.course.memo(
+            ("rendered", slug, instructor),
+            lambda course: render_lesson(
+                course.lessons[slug],
+                course,
+                quiz_dir=self.quiz_dir,
+                instructor=instructor,
+                strict=False,
+            ),
+        )
 
     # -- search ----------------------------------------------------------------------------------
 
     def search_index(self) -> SearchIndex:
         """The full-text index of the lessons loaded now, built on the first search after a load."""
-        with self._lock:
-            if self._index is None:
-                self._index = SearchIndex(self.lessons.values())
-            return self._index
+        return self.course.memo("search index", lambda course: SearchIndex(course.lessons.values()))
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Find the lessons holding every word of `query` in their full text, best first.

@@ -1,68 +1,21 @@
 """The question bank: every lessons/quizzes/*.yaml file, checked against one schema at load time.
 
 One bank serves the /quiz page and every lesson's self-check. Lesson writers keep 3-5
-questions per lesson in `<slug>.yaml`; the interview bank adds `bank-*.yaml`. Each file is a
-YAML list of questions (or a mapping with a `questions` list). Every question has:
-
-    id:             unique across the bank (letters, digits, - _ .)
-    kind:           single | multiple | numeric | predict | order | match | explain
-    difficulty:     warm-up | interview | deep-dive
-    tags:           tags from lessons/course.yaml (at least one)
-    seed_questions: seed topics it covers: 1..50 or "47b" (may be empty)
-    prompt:         Markdown; numeric and predict prompts may use {placeholders}
-    lesson:         optional "slug" or "slug#anchor" for the "read the lesson" link
-                    (default: the file's lesson for <slug>.yaml, else the first tag's lesson)
-    explanation:    optional Markdown shown after answering (required for order)
-
-and, by kind:
-
-    single, multiple: options: [{text, correct, why}]   (single: exactly one correct)
-    numeric:   parameters, answer {function, args, result}, divide_by?, unit, tolerance?
-               (see app/quiz/generators.py and docs/quiz.md)
-    predict:   predict: {ask, cases: [{collective, algorithm, ranks, root?, ranks_per_node?}]}
-    order:     items: [...]  in the right order
-    match:     pairs: [{left, right, why?}], distractors?: [extra right-hand items]
-    explain:   model_answer, checklist: [...]   (self-assessed, not auto-graded)
-
-`load_bank` reports every problem at once, each naming the file, the question id and the field.
+questions per lesson in `<slug>.yaml`; the interview bank adds `bank-*.yaml`. The schema is in
+`schema`; `load_bank` reports every problem at once, each naming the file, the question id and
+the field. The bank is built from the loaded course (`app.course`) and kept with it, so it
+reloads when a quiz file, a lesson or course.yaml changes.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+from app.course import LESSONS_DIR, Course, LessonError, current_course, load_course
 
-from app import yamlload
-
-from . import generators
-from .generators import NumericSpec, PredictSpec, TemplateError
-from .text import TextError, render
-
-ROOT = Path(__file__).resolve().parents[2]
-LESSONS_DIR = ROOT / "lessons"
-
-KINDS = ("single", "multiple", "numeric", "predict", "order", "match", "explain")
-DIFFICULTIES = ("warm-up", "interview", "deep-dive")
-SEED_TOPICS = tuple(str(n) for n in range(1, 48)) + ("47b", "48", "49", "50")
-ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
-LESSON_REF = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)(?:#([A-Za-z0-9_-]+))?$")
-MAX_TEXT = 4000
-
-COMMON = {"id", "kind", "difficulty", "tags", "seed_questions", "prompt", "lesson", "explanation"}
-BY_KIND = {
-    "single": {"options"},
-    "multiple": {"options"},
-    "numeric": {"parameters", "answer", "divide_by", "plus", "scale", "unit", "tolerance"},
-    "predict": {"predict"},
-    "order": {"items"},
-    "match": {"pairs", "distractors"},
-    "explain": {"model_answer", "checklist"},
-}
+from .questions import DIFFICULTIES, KINDS, Question
+from .schema import read_quiz_file
 
 
 class BankError(ValueError):
@@ -75,313 +28,10 @@ class BankError(ValueError):
         super().__init__(f"the question bank has {len(problems)} problem(s):\n{shown}{more}")
 
 
-# -- the course: lesson slugs, sections, titles and the tag vocabulary ---------------------------
-
-
-@dataclass(frozen=True)
-class Course:
-    sections: tuple[tuple[str, tuple[str, ...]], ...]
-    tags: dict[str, str]  # tag -> slug of the lesson that teaches it
-    titles: dict[str, str]  # slug -> lesson title (front matter, or made from the slug)
-    seeds: dict[str, tuple[str, ...]]  # slug -> seed topics course.yaml assigns it
-
-    @property
-    def slugs(self) -> list[str]:
-        return [slug for _, slugs in self.sections for slug in slugs]
-
-    def section_of(self, slug: str) -> str:
-        return next((title for title, slugs in self.sections if slug in slugs), "")
-
-
-def seed_label(value) -> str:
-    """Return a seed topic as a string ("3", "47b"), or raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f'{value!r} is not a seed topic (1..50 or "47b")')
-    label = str(value).strip()
-    if label not in SEED_TOPICS:
-        raise ValueError(f'{value!r} is not a seed topic (1..50 or "47b")')
-    return label
-
-
-def _lesson_title(slug: str, lessons_dir: Path) -> str:
-    path = lessons_dir / f"{slug}.md"
-    try:
-        text = path.read_text(encoding="utf-8")
-        if text.startswith("---"):
-            front = yamlload.safe_load(text.split("---", 2)[1])
-            if isinstance(front, dict) and isinstance(front.get("title"), str):
-                return front["title"].strip()
-    except (OSError, yaml.YAMLError, IndexError):
-        pass
-    return slug.replace("-", " ").capitalize().replace("Nccl", "NCCL").replace("Moe", "MoE")
-
-
-def load_course(lessons_dir: Path) -> Course:
-    """Read lessons/course.yaml: sections of lesson slugs and the tag vocabulary."""
-    where = "lessons/course.yaml"
-    try:
-        data = yamlload.safe_load((lessons_dir / "course.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise BankError([f"{where}: cannot read it: {exc}"]) from None
-    if not isinstance(data, dict) or not isinstance(data.get("sections"), list):
-        raise BankError([f"{where}: expected a mapping with 'sections' and 'tags'"])
-    sections, seeds = [], {}
-    for section in data["sections"]:
-        slugs = []
-        for entry in section.get("lessons") or []:
-            slugs.append(entry["slug"])
-            seeds[entry["slug"]] = tuple(str(q) for q in entry.get("seed_questions") or [])
-        sections.append((str(section.get("title", "")), tuple(slugs)))
-    tags = {str(t): str(s) for t, s in (data.get("tags") or {}).items()}
-    titles = {slug: _lesson_title(slug, lessons_dir) for _, slugs in sections for slug in slugs}
-    return Course(tuple(sections), tags, titles, seeds)
-
-
-# -- questions -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Option:
-    text: str
-    correct: bool
-    why: str
-
-
-@dataclass(frozen=True)
-class Pair:
-    left: str
-    right: str
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str
-    kind: str
-    difficulty: str
-    tags: tuple[str, ...]
-    seed_questions: tuple[str, ...]
-    prompt: str
-    lesson: str  # slug
-    anchor: str | None
-    file: str  # e.g. "lessons/quizzes/bank-numeric.yaml"
-    explanation: str = ""
-    options: tuple[Option, ...] = ()
-    items: tuple[str, ...] = ()
-    pairs: tuple[Pair, ...] = ()
-    distractors: tuple[str, ...] = ()
-    model_answer: str = ""
-    checklist: tuple[str, ...] = ()
-    numeric: NumericSpec | None = field(default=None, compare=False)
-    predict: PredictSpec | None = field(default=None, compare=False)
-
-    @property
-    def topic(self) -> str:
-        """The lesson this question belongs to on the results chart."""
-        return self.lesson
-
-    @property
-    def lesson_url(self) -> str:
-        return f"/lessons/{self.lesson}" + (f"#{self.anchor}" if self.anchor else "")
-
-
-class _Problem(Exception):
-    """One problem with one question; collected, not raised to the caller."""
-
-
-class _Fields:
-    """Read one question's fields, failing with the field's name."""
-
-    def __init__(self, raw: dict) -> None:
-        self.raw = raw
-
-    def fail(self, name: str, problem: str):
-        raise _Problem(f"field '{name}': {problem}")
-
-    def text(self, name: str, required: bool = True, raw=None) -> str:
-        value = self.raw.get(name) if raw is None else raw
-        if value is None and not required:
-            return ""
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            self.fail(name, "must be a non-empty string")
-        value = str(value).strip()
-        if not value and required:
-            self.fail(name, "must be a non-empty string")
-        if len(value) > MAX_TEXT:
-            self.fail(name, f"is longer than {MAX_TEXT} characters")
-        try:
-            render(value)
-        except TextError as exc:
-            self.fail(name, str(exc))
-        return value
-
-    def texts(self, name: str, low: int, high: int) -> tuple[str, ...]:
-        value = self.raw.get(name)
-        if not isinstance(value, list) or not low <= len(value) <= high:
-            self.fail(name, f"must be a list of {low} to {high} strings")
-        out = tuple(self.text(f"{name}[{i}]", raw=v) for i, v in enumerate(value, start=1))
-        if len(set(out)) != len(out):
-            self.fail(name, "has the same text twice")
-        return out
-
-
-def _question(raw, file: str, file_lesson: str | None, course: Course) -> Question:
-    if not isinstance(raw, dict):
-        raise _Problem("must be a mapping of fields")
-    f = _Fields(raw)
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        f.fail("kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
-    unknown = set(raw) - COMMON - BY_KIND[kind]
-    if unknown:
-        f.fail(", ".join(sorted(map(str, unknown))), f"not a field of a {kind} question")
-    difficulty = raw.get("difficulty")
-    if difficulty not in DIFFICULTIES:
-        f.fail("difficulty", f"must be one of {', '.join(DIFFICULTIES)}, got {difficulty!r}")
-    tags = raw.get("tags")
-    if not isinstance(tags, list) or not tags or not all(isinstance(t, str) for t in tags):
-        f.fail("tags", "must be a non-empty list of tags from lessons/course.yaml")
-    unknown_tags = [t for t in tags if t not in course.tags]
-    if unknown_tags:
-        f.fail("tags", f"{unknown_tags!r} not in course.yaml's tag vocabulary")
-    seeds = raw.get("seed_questions") or []
-    if not isinstance(seeds, list):
-        f.fail("seed_questions", 'must be a list of seed topics (1..50 or "47b")')
-    try:
-        seed_labels = tuple(dict.fromkeys(seed_label(s) for s in seeds))
-    except ValueError as exc:
-        f.fail("seed_questions", str(exc))
-    lesson, anchor = _lesson(f, raw.get("lesson"), file_lesson, tags, course)
-    common = dict(
-        id=str(raw["id"]),
-        kind=kind,
-        difficulty=difficulty,
-        tags=tuple(tags),
-        seed_questions=seed_labels,
-        prompt=f.text("prompt"),
-        lesson=lesson,
-        anchor=anchor,
-        file=file,
-        explanation=f.text("explanation", required=kind == "order"),
-    )
-    try:
-        return Question(**common, **_by_kind(f, kind, raw))
-    except TemplateError as exc:
-        raise _Problem(str(exc)) from None
-
-
-def _lesson(f: _Fields, value, file_lesson, tags, course: Course) -> tuple[str, str | None]:
-    if value is None:
-        return (file_lesson or course.tags[tags[0]]), None
-    match = LESSON_REF.match(value) if isinstance(value, str) else None
-    if not match:
-        f.fail("lesson", f"must be a lesson slug or slug#anchor, got {value!r}")
-    if match.group(1) not in course.slugs:
-        f.fail("lesson", f"{match.group(1)!r} is not a lesson slug in course.yaml")
-    return match.group(1), match.group(2)
-
-
-def _by_kind(f: _Fields, kind: str, raw: dict) -> dict:
-    if kind in ("single", "multiple"):
-        return {"options": _options(f, kind, raw.get("options"))}
-    if kind == "order":
-        return {"items": f.texts("items", 3, 8)}
-    if kind == "match":
-        return _match(f, raw)
-    if kind == "explain":
-        return {
-            "model_answer": f.text("model_answer"),
-            "checklist": f.texts("checklist", 2, 10),
-        }
-    if kind == "numeric":
-        spec = generators.parse_numeric(raw)
-        generators.check_placeholders(raw["prompt"], spec.names, "prompt")
-        if raw.get("explanation"):
-            generators.check_placeholders(raw["explanation"], spec.names, "explanation")
-        _check_numeric_draws(spec)
-        return {"numeric": spec}
-    spec = generators.parse_predict(raw.get("predict"))
-    generators.check_placeholders(raw["prompt"], generators.PREDICT_NAMES, "prompt")
-    return {"predict": spec}
-
-
-def _options(f: _Fields, kind: str, raw) -> tuple[Option, ...]:
-    if not isinstance(raw, list) or not 2 <= len(raw) <= 8:
-        f.fail("options", "must list 2 to 8 options")
-    options = []
-    for i, opt in enumerate(raw, start=1):
-        name = f"options[{i}]"
-        if not isinstance(opt, dict):
-            f.fail(name, "must be a mapping with text, correct, why")
-        extra = set(opt) - {"text", "correct", "why"}
-        if extra:
-            f.fail(name, f"unknown keys {sorted(extra)}")
-        if not isinstance(opt.get("correct"), bool):
-            f.fail(f"{name}.correct", "must be true or false")
-        options.append(
-            Option(
-                f.text(f"{name}.text", raw=opt.get("text")),
-                opt["correct"],
-                f.text(f"{name}.why", raw=opt.get("why")),
-            )
-        )
-    if len({o.text for o in options}) != len(options):
-        f.fail("options", "two options have the same text")
-    right = sum(o.correct for o in options)
-    if kind == "single" and right != 1:
-        f.fail("options", f"a single-choice question needs exactly one correct option, has {right}")
-    if kind == "multiple" and right < 1:
-        f.fail("options", "a multiple-choice question needs at least one correct option")
-    return tuple(options)
-
-
-def _match(f: _Fields, raw: dict) -> dict:
-    pairs = raw.get("pairs")
-    if not isinstance(pairs, list) or not 3 <= len(pairs) <= 8:
-        f.fail("pairs", "must list 3 to 8 {left, right, why} pairs")
-    out = []
-    for i, pair in enumerate(pairs, start=1):
-        name = f"pairs[{i}]"
-        if not isinstance(pair, dict) or set(pair) - {"left", "right", "why"}:
-            f.fail(name, "must be a mapping with left, right and an optional why")
-        out.append(
-            Pair(
-                f.text(f"{name}.left", raw=pair.get("left")),
-                f.text(f"{name}.right", raw=pair.get("right")),
-                f.text(f"{name}.why", required=False, raw=pair.get("why")),
-            )
-        )
-    distractors = f.texts("distractors", 1, 4) if raw.get("distractors") is not None else ()
-    rights = [p.right for p in out] + list(distractors)
-    if len(set(rights)) != len(rights) or len({p.left for p in out}) != len(out):
-        f.fail("pairs", "left items, and right items with distractors, must all differ")
-    return {"pairs": tuple(out), "distractors": distractors}
-
-
-def _check_numeric_draws(spec: NumericSpec) -> None:
-    """Solve many draws now, so a template that can fail is caught at load time."""
-    import random
-
-    from app.costs import CostError
-
-    rng = random.Random(0)
-    for values in generators.all_draws(spec.params, 64, rng):
-        try:
-            result = generators.solve(spec, values)
-        except (CostError, ArithmeticError, TypeError, ValueError, AttributeError) as exc:
-            raise TemplateError(f"field 'answer': fails for parameters {values}: {exc}") from None
-        if not result.value > 0 or result.value != result.value:
-            raise TemplateError(
-                f"field 'answer': gives {result.value} for parameters {values}; "
-                "answers must be positive numbers"
-            )
-
-
-# -- the bank ------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Bank:
+    """Every question of the course's quiz files, and the course they belong to."""
+
     questions: tuple[Question, ...]
     course: Course
     files: tuple[str, ...]
@@ -392,20 +42,18 @@ class Bank:
 
     def topics(self) -> list[dict]:
         """List every lesson in course order with its title, section and question counts."""
+        titles = self.course.titles
         out = []
         for slug in self.course.slugs:
             mine = [q for q in self.questions if q.topic == slug]
+            kinds = {k: sum(q.kind == k for q in mine) for k in KINDS}
             out.append(
                 {
                     "slug": slug,
-                    "title": self.course.titles[slug],
-                    "section": self.course.section_of(slug),
+                    "title": titles[slug],
+                    "section": self.course.entries[slug].section,
                     "count": len(mine),
-                    "kinds": {
-                        k: sum(q.kind == k for q in mine)
-                        for k in KINDS
-                        if any(q.kind == k for q in mine)
-                    },
+                    "kinds": {k: n for k, n in kinds.items() if n},
                     "difficulties": {d: sum(q.difficulty == d for q in mine) for d in DIFFICULTIES},
                 }
             )
@@ -422,50 +70,18 @@ class Bank:
         return own + tagged
 
 
-def _file_lesson(path: Path, course: Course) -> str | None:
-    return path.stem if path.stem in course.slugs else None
-
-
-def _read(path: Path) -> list:
-    data = yamlload.safe_load(path.read_text(encoding="utf-8"))
-    if isinstance(data, dict) and "questions" in data:
-        data = data["questions"]
-    if not isinstance(data, list):
-        raise _Problem("expected a YAML list of questions (or a mapping with 'questions')")
-    return data
-
-
-def load_bank(lessons_dir: Path = LESSONS_DIR) -> Bank:
-    """Load and check every quiz file; raise BankError listing every problem found."""
-    course = load_course(lessons_dir)
-    quiz_dir = lessons_dir / "quizzes"
+def bank_of(course: Course) -> Bank:
+    """Check every quiz file of `course`; raise BankError listing every problem found."""
+    quiz_dir = course.path.parent / "quizzes"
     problems: list[str] = []
     questions: list[Question] = []
     seen: dict[str, str] = {}
+    # A lesson's own file first, so its questions come before the interview bank's.
     files = sorted(quiz_dir.glob("*.yaml"), key=lambda p: (p.name.startswith("bank-"), p.name))
     for path in files:
-        label = f"lessons/quizzes/{path.name}"
-        try:
-            raw_questions = _read(path)
-        except (OSError, yaml.YAMLError, _Problem) as exc:
-            problems.append(f"{label}: {exc}")
-            continue
-        for n, raw in enumerate(raw_questions, start=1):
-            qid = raw.get("id") if isinstance(raw, dict) else None
-            if not isinstance(qid, str) or not ID.match(qid):
-                problems.append(
-                    f"{label}: question {n}: field 'id': must be letters, digits, - _ . "
-                    f"(at most 96), got {qid!r}"
-                )
-                continue
-            if qid in seen:
-                problems.append(f"{label}: question {qid}: field 'id': already used in {seen[qid]}")
-                continue
-            seen[qid] = label
-            try:
-                questions.append(_question(raw, label, _file_lesson(path, course), course))
-            except _Problem as exc:
-                problems.append(f"{label}: question {qid}: {exc}")
+        found, wrong = read_quiz_file(path, course, seen)
+        questions += found
+        problems += wrong
     if not files:
         problems.append(f"{quiz_dir}: no quiz files (*.yaml)")
     if problems:
@@ -473,32 +89,19 @@ def load_bank(lessons_dir: Path = LESSONS_DIR) -> Bank:
     return Bank(tuple(questions), course, tuple(f"lessons/quizzes/{p.name}" for p in files))
 
 
-# -- one loaded bank per process, reloaded when a file changes -----------------------------------
-
-_lock = threading.Lock()
-_cached: dict[Path, tuple[tuple, Bank]] = {}
-
-
-def _signature(lessons_dir: Path) -> tuple:
-    paths = [lessons_dir / "course.yaml", *sorted((lessons_dir / "quizzes").glob("*.yaml"))]
-    paths += sorted(lessons_dir.glob("*.md"))
-    out = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        out.append((p.name, st.st_mtime_ns, st.st_size))
-    return tuple(out)
+def load_bank(lessons_dir: Path = LESSONS_DIR) -> Bank:
+    """Load the course in `lessons_dir` and check every quiz file, without the cache."""
+    try:
+        course = load_course(Path(lessons_dir) / "course.yaml")
+    except LessonError as exc:
+        raise BankError([str(exc)]) from None
+    return bank_of(course)
 
 
 def current_bank(lessons_dir: Path = LESSONS_DIR) -> Bank:
-    """Return the loaded bank, reloading it when any quiz file or course.yaml changed."""
-    signature = _signature(lessons_dir)
-    with _lock:
-        hit = _cached.get(lessons_dir)
-        if hit and hit[0] == signature:
-            return hit[1]
-        bank = load_bank(lessons_dir)
-        _cached[lessons_dir] = (signature, bank)
-        return bank
+    """Return the bank of the current course, rebuilt when any course or quiz file changed."""
+    try:
+        course = current_course(Path(lessons_dir))
+    except LessonError as exc:
+        raise BankError([str(exc)]) from None
+    return course.memo("quiz bank", bank_of)

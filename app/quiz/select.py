@@ -13,7 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .bank import DIFFICULTIES, Bank, Question
+from .bank import Bank
+from .questions import DIFFICULTIES, Question
 
 MOCK_LENGTH = 10
 MOCK_SECONDS = 15 * 60

@@ -7,13 +7,13 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, render_template, request
 from markupsafe import Markup
 
+from app.course import LESSONS_DIR
 from app.lessons import Library
 from app.lessons.library import MAX_QUERY
 from app.lessons.render import render_fragment
 
 bp = Blueprint("lessons", __name__)
 
-ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_KEY = "collective_lab.lessons"
 
 
@@ -21,7 +21,7 @@ def library() -> Library:
     """Return this app's lesson library (LESSONS_DIR, default ./lessons), refreshed."""
     lib = current_app.extensions.get(EXTENSION_KEY)
     if lib is None:
-        directory = current_app.config.get("LESSONS_DIR") or ROOT / "lessons"
+        directory = current_app.config.get("LESSONS_DIR") or LESSONS_DIR
         lib = current_app.extensions[EXTENSION_KEY] = Library(Path(directory))
     return lib.refresh()
 

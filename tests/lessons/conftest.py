@@ -15,13 +15,10 @@ FIXTURES = Path(__file__).parent / "fixtures"
 FRONT = {
     "title": "Ring basics",
     "slug": "ring-basics",
-    "order": 1,
-    "section": "Basics",
     "summary": "A test lesson.",
     "prerequisites": [],
     "tags": ["ring-allreduce"],
     "sources": [],
-    "seed_questions": [3],
 }
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.course import COURSE_FIELDS, REQUIRED_FIELDS, split_front_matter
 from app.lessons import load_course, load_lesson, render_lesson
-from app.lessons.loader import REQUIRED_FIELDS, split_front_matter
+from app.yamlload import safe_load
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "lessons"
@@ -31,6 +32,23 @@ def test_lesson_parses_with_the_required_front_matter(path, course):
     for field in REQUIRED_FIELDS:
         assert f"{field}:" in front, field
     assert lesson.slug == path.stem and lesson.title and lesson.summary
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_course_yaml_alone_places_the_lesson(path, course):
+    front, _, _ = split_front_matter(path.read_text(encoding="utf-8"), path.name)
+    assert not set(COURSE_FIELDS) & set(safe_load(front)), f"{path.name}: {COURSE_FIELDS}"
+    lesson = load_lesson(path, course)
+    entry = course.entries[lesson.slug]
+    assert (lesson.order, lesson.section) == (entry.position, entry.section)
+    assert lesson.seed_questions == entry.seed_questions
+
+
+def test_course_yaml_lists_exactly_the_lesson_files(course):
+    unlisted = sorted(path.name for path in FILES if path.stem not in course.entries)
+    unwritten = [f"{slug}.md" for slug in course.slugs if not (LESSONS / f"{slug}.md").exists()]
+    assert unlisted == [], f"lesson files not listed in course.yaml: {unlisted}"
+    assert unwritten == [], f"lessons listed in course.yaml without a file: {unwritten}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import yaml
 
 from app.collectives import catalog
 from app.lessons import directives
@@ -228,33 +229,42 @@ def test_quiz_count_limits_the_questions(course):
     assert tree.find("section", class_="self-check").attrs["data-quiz-count"] == "1"
 
 
+def _quiz(**changes) -> str:
+    """A one-question quiz file for tree-basics, with `changes` to a good question."""
+    question = {
+        "id": "a",
+        "kind": "single",
+        "difficulty": "warm-up",
+        "tags": ["trees"],
+        "prompt": "P",
+        "options": [
+            {"text": "x", "correct": True, "why": "Because."},
+            {"text": "y", "correct": False, "why": "Not."},
+        ],
+        **changes,
+    }
+    return yaml.safe_dump([question])
+
+
 @pytest.mark.parametrize(
     ("quiz", "message"),
     [
         (None, "no such quiz file"),
+        ("[]\n", "expected a non-empty list of questions"),
         (
-            "- {id: a, kind: single, prompt: P, options: [{text: x, correct: true}, "
-            "{text: y, correct: true}]}\n",
-            "a 'single' question needs exactly one correct option",
+            _quiz(options=[{"text": t, "correct": True, "why": "w"} for t in "xy"]),
+            "question a: field 'options': a single-choice question needs exactly one correct "
+            "option, has 2",
         ),
+        (_quiz(kind="pick"), "question a: field 'kind': must be one of single, multiple, numeric"),
         (
-            "- {id: a, kind: pick, prompt: P, options: []}\n",
-            "field 'kind' must be single or multiple",
+            _quiz(options=[{"text": "x", "correct": True, "why": "w"}]),
+            "question a: field 'options': must list 2 to 8 options",
         ),
-        (
-            "- {id: a, kind: single, prompt: P, options: [{text: x, correct: true}]}\n",
-            "field 'options' must list at least two options",
-        ),
-        (
-            "- {id: a, kind: single, prompt: P, tags: [nope], options: [{text: x, correct: true}, "
-            "{text: y, correct: false}]}\n",
-            "field 'tags': ['nope'] not in course.yaml",
-        ),
-        (
-            "- {id: a, kind: single, prompt: P, difficulty: hard, "
-            "options: [{text: x, correct: true}, {text: y, correct: false}]}\n",
-            "field 'difficulty' must be one of warm-up",
-        ),
+        (_quiz(tags=["nope"]), "question a: field 'tags': ['nope'] not in course.yaml"),
+        (_quiz(difficulty="hard"), "question a: field 'difficulty': must be one of warm-up"),
+        (_quiz(explanation="$\\frac{1}{$"), "question a: field 'explanation'"),
+        (_quiz(id="a b"), "question 1: field 'id': must be letters, digits"),
     ],
 )
 def test_quiz_file_problems_are_errors(course, tmp_path, quiz, message):

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app.course import OPTIONAL_FIELDS, REQUIRED_FIELDS
 from app.lessons import load_course, load_lesson
 from app.lessons.diagrams import KINDS
 from app.lessons.directives import LAB_PARAMS, NAMES
-from app.lessons.loader import OPTIONAL_FIELDS, REQUIRED_FIELDS
 from app.lessons.render import CONTAINERS, render_markdown
 
 from .test_directives import make_ctx

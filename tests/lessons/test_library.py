@@ -38,10 +38,12 @@ def test_search_ranks_titles_then_tags_then_headings():
 
 def test_a_broken_file_is_kept_out_and_its_error_kept(lesson_dir):
     path = lesson_dir / "tree-basics.md"
-    path.write_text(path.read_text().replace("order: 2", "order: 9"))
+    path.write_text(
+        path.read_text().replace("slug: tree-basics\n", "slug: tree-basics\norder: 2\n")
+    )
     lib = Library(lesson_dir).refresh()
     assert list(lib.lessons) == ["ring-basics"]
-    assert "field 'order': 9" in lib.errors["tree-basics"]
+    assert "field 'order': course.yaml gives every lesson its order" in lib.errors["tree-basics"]
 
 
 def test_edits_are_picked_up_on_the_next_refresh(lesson_dir):

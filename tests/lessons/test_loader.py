@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.course import WORDS_PER_MINUTE
 from app.lessons import LessonError, Source, load_course, load_lesson, load_lessons
-from app.lessons.loader import WORDS_PER_MINUTE
 
 from .conftest import FIXTURES
 
@@ -66,13 +66,13 @@ def test_minutes_fall_back_to_the_word_count(write_lesson, drop):
         ({"title": None}, "field 'title': must be a non-empty string"),
         ({"slug": "tree-basics"}, "field 'slug': 'tree-basics' must match the file name"),
         (
-            {"order": 2},
-            "field 'order': 2, but lessons/course.yaml puts 'ring-basics' at position 1",
+            {"order": 1},
+            "field 'order': course.yaml gives every lesson its order; remove it from the front",
         ),
-        ({"order": "1"}, "field 'order': must be an integer"),
+        ({"section": "Basics"}, "field 'section': course.yaml gives every lesson its section"),
         (
-            {"section": "Trees"},
-            "field 'section': 'Trees', but course.yaml puts 'ring-basics' in 'Basics'",
+            {"seed_questions": [3]},
+            "field 'seed_questions': course.yaml gives every lesson its seed_questions",
         ),
         (
             {"tags": ["ring-allreduce", "rings"]},
@@ -81,8 +81,6 @@ def test_minutes_fall_back_to_the_word_count(write_lesson, drop):
         ({"tags": []}, "field 'tags': must list at least one entry"),
         ({"prerequisites": ["nope"]}, "field 'prerequisites': 'nope' is not a lesson slug"),
         ({"prerequisites": ["tree-basics"]}, "'tree-basics' comes after 'ring-basics'"),
-        ({"seed_questions": []}, "field 'seed_questions': course.yaml assigns ['3']"),
-        ({"seed_questions": [3, "q7"]}, "field 'seed_questions': 'q7' is not a question number"),
         ({"sources": [{"url": "https://x.org"}]}, "field 'sources': entry 1 needs a 'title'"),
         (
             {"sources": [{"title": "T", "url": "ftp://x"}]},
@@ -106,13 +104,10 @@ def test_a_bad_field_is_an_error_naming_file_and_field(write_lesson, changes, me
     [
         "title",
         "slug",
-        "order",
-        "section",
         "summary",
         "tags",
         "prerequisites",
         "sources",
-        "seed_questions",
     ],
 )
 def test_every_required_field_is_required(write_lesson, drop, field):
@@ -138,11 +133,40 @@ def test_malformed_front_matter_is_an_error(lesson_dir, course, text, message):
         load_lesson(path, course)
 
 
-def test_a_file_outside_the_course_is_an_error(lesson_dir, course):
-    path = lesson_dir / "stray.md"
-    path.write_text("---\nslug: stray\n---\n", encoding="utf-8")
-    with pytest.raises(LessonError, match="lessons/stray.md: missing required field 'title'"):
-        load_lesson(path, course)
+def test_a_file_not_listed_in_course_yaml_is_an_error(lesson_dir, write_lesson):
+    with pytest.raises(LessonError) as info:
+        write_lesson(filename="stray.md", slug="stray")
+    assert str(info.value) == (
+        "lessons/stray.md: 'stray' is not a lesson in lessons/course.yaml; add it to a section "
+        "there (course.yaml fixes every lesson's place)"
+    )
+    with pytest.raises(LessonError, match="'stray' is not a lesson in lessons/course.yaml"):
+        # Loading the whole folder strictly fails on it too; the site keeps it as an error.
+        load_lessons(lesson_dir, load_course(lesson_dir / "course.yaml"))
+
+
+def test_order_section_and_seed_questions_come_from_course_yaml(lesson_dir):
+    path = lesson_dir / "course.yaml"
+    # A lesson added before ring-basics, which moves to a new section: only course.yaml changes.
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            "      - {slug: ring-basics, seed_questions: [3]}\n",
+            "      - {slug: intro}\n"
+            "  - title: Rings\n"
+            "    lessons:\n"
+            "      - {slug: ring-basics, seed_questions: [3, 4]}\n",
+        ),
+        encoding="utf-8",
+    )
+    lessons = load_course(path).lessons
+    ring, tree = lessons["ring-basics"], lessons["tree-basics"]
+    assert (ring.order, ring.section, ring.seed_questions) == (2, "Rings", ("3", "4"))
+    assert (tree.order, tree.section) == (3, "Trees")
+
+
+def test_a_lesson_listed_in_course_yaml_without_a_file_is_named(course):
+    lessons = load_lessons(FIXTURES, course)
+    assert [slug for slug in course.slugs if slug not in lessons] == ["not-written-yet"]
 
 
 @pytest.mark.parametrize(
@@ -157,7 +181,11 @@ def test_a_file_outside_the_course_is_an_error(lesson_dir, course):
         ),
         (
             "sections:\n  - title: A\n    lessons: [{slug: a, seed_questions: [x1]}]\n",
-            "lesson 'a': seed_questions",
+            "lesson 'a': seed_questions: 'x1' is not a question number of the seed list",
+        ),
+        (
+            "sections:\n  - title: A\n    lessons: [{slug: a, seed_questions: [3, 51]}]\n",
+            "lesson 'a': seed_questions: 51 is not a question number",
         ),
     ],
 )

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.course import LESSONS_DIR
 from app.quiz import load_bank
-from app.quiz.bank import LESSONS_DIR
 
 
 @pytest.fixture(scope="session")

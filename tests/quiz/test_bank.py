@@ -14,8 +14,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from app.course import LESSONS_DIR
 from app.quiz import DIFFICULTIES, KINDS, SEED_TOPICS, BankError, load_bank
-from app.quiz.bank import LESSONS_DIR
 
 COURSE = yaml.safe_load((LESSONS_DIR / "course.yaml").read_text(encoding="utf-8"))
 COURSE_SLUGS = {e["slug"] for s in COURSE["sections"] for e in s["lessons"]}

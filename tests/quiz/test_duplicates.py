@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from app.quiz.bank import Option, Question
+from app.quiz.questions import Option, Question
 
 NEAR_DUPLICATE = 0.57  # the closest distinct pair left scores 0.55; the merged ones 0.59 to 1.0
 STOPWORDS = set(

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from app.collectives import simulate
-from app.quiz.bank import Question
+from app.quiz.questions import Question
 
 # -- helpers -------------------------------------------------------------------------------------
 
