@@ -52,49 +52,79 @@ def public(
         "lesson_url": q.lesson_url,
     }
     if q.kind in ("single", "multiple"):
-        ids = option_ids(secret, q, "option", len(q.options))
-        shown = _shuffled(list(zip(ids, q.options, strict=True)), rng)
-        data["select"] = "one" if q.kind == "single" else "many"
-        data["options"] = [{"id": i, "html": render(o.text, inline=True)} for i, o in shown]
-        data["prompt_html"] = render(q.prompt)
+        data.update(_choice(q, secret, rng))
     elif q.kind == "numeric":
-        spec = q.numeric
-        values = generators.draw(spec.params, rng)
-        env = generators.environment(spec.params, values)
-        data["prompt_html"] = render(generators.fill(q.prompt, env))
-        data["unit"] = spec.unit
-        data["params"] = values
-        data["token"] = tokens.sign(secret, q.id, values)
+        data.update(_numeric(q, secret, rng))
     elif q.kind == "predict":
-        spec = q.predict
-        values = generators.draw_predict(spec, rng)
-        env = generators.predict_env(spec, values)
-        data["prompt_html"] = render(generators.fill(q.prompt, env))
-        data["select"] = "many"
-        data["options"] = [
-            # Checking "none" clears the chunks, and a chunk clears "none".
-            {"id": i, "html": plain(label), **({"exclusive": True} if i == generators.NONE else {})}
-            for i, label in generators.predict_options(spec, values)
-        ]
-        data["figure"] = generators.figure(spec, values)
-        data["params"] = values
-        data["token"] = tokens.sign(secret, q.id, values)
+        data.update(_predict(q, secret, rng))
     elif q.kind == "order":
-        ids = option_ids(secret, q, "item", len(q.items))
-        shown = _shuffled(list(zip(ids, q.items, strict=True)), rng, avoid_identity=True)
-        data["items"] = [{"id": i, "html": render(t, inline=True)} for i, t in shown]
-        data["prompt_html"] = render(q.prompt)
+        data.update(_order(q, secret, rng))
     elif q.kind == "match":
-        rights = [p.right for p in q.pairs] + list(q.distractors)
-        ids = option_ids(secret, q, "right", len(rights))
-        data["left"] = [
-            {"id": f"l{i}", "html": render(p.left, inline=True)} for i, p in enumerate(q.pairs)
-        ]
-        data["right"] = [
-            {"id": i, "html": render(t, inline=True)}
-            for i, t in _shuffled(list(zip(ids, rights, strict=True)), rng)
-        ]
-        data["prompt_html"] = render(q.prompt)
+        data.update(_match(q, secret, rng))
     else:  # explain
         data["prompt_html"] = render(q.prompt)
     return data
+
+
+def _choice(q: Question, secret, rng: random.Random) -> dict:
+    ids = option_ids(secret, q, "option", len(q.options))
+    shown = _shuffled(list(zip(ids, q.options, strict=True)), rng)
+    return {
+        "select": "one" if q.kind == "single" else "many",
+        "options": [{"id": i, "html": render(o.text, inline=True)} for i, o in shown],
+        "prompt_html": render(q.prompt),
+    }
+
+
+def _numeric(q: Question, secret, rng: random.Random) -> dict:
+    spec = q.numeric
+    values = generators.draw(spec.params, rng)
+    env = generators.environment(spec.params, values)
+    return {
+        "prompt_html": render(generators.fill(q.prompt, env)),
+        "unit": spec.unit,
+        "params": values,
+        "token": tokens.sign(secret, q.id, values),
+    }
+
+
+def _predict(q: Question, secret, rng: random.Random) -> dict:
+    spec = q.predict
+    values = generators.draw_predict(spec, rng)
+    env = generators.predict_env(spec, values)
+    return {
+        "prompt_html": render(generators.fill(q.prompt, env)),
+        "select": "many",
+        "options": [
+            # Checking "none" clears the chunks, and a chunk clears "none".
+            {"id": i, "html": plain(label), **({"exclusive": True} if i == generators.NONE else {})}
+            for i, label in generators.predict_options(spec, values)
+        ],
+        "figure": generators.figure(spec, values),
+        "params": values,
+        "token": tokens.sign(secret, q.id, values),
+    }
+
+
+def _order(q: Question, secret, rng: random.Random) -> dict:
+    ids = option_ids(secret, q, "item", len(q.items))
+    shown = _shuffled(list(zip(ids, q.items, strict=True)), rng, avoid_identity=True)
+    return {
+        "items": [{"id": i, "html": render(t, inline=True)} for i, t in shown],
+        "prompt_html": render(q.prompt),
+    }
+
+
+def _match(q: Question, secret, rng: random.Random) -> dict:
+    rights = [p.right for p in q.pairs] + list(q.distractors)
+    ids = option_ids(secret, q, "right", len(rights))
+    return {
+        "left": [
+            {"id": f"l{i}", "html": render(p.left, inline=True)} for i, p in enumerate(q.pairs)
+        ],
+        "right": [
+            {"id": i, "html": render(t, inline=True)}
+            for i, t in _shuffled(list(zip(ids, rights, strict=True)), rng)
+        ],
+        "prompt_html": render(q.prompt),
+    }

@@ -12,7 +12,8 @@ from app.course import OPTIONAL_FIELDS, REQUIRED_FIELDS
 from app.lessons import load_course, load_lesson
 from app.lessons.diagrams import KINDS
 from app.lessons.directives import LAB_PARAMS, NAMES
-from app.lessons.render import CONTAINERS, render_markdown
+from app.lessons.markdown import CONTAINERS
+from app.lessons.render import render_markdown
 
 from .test_directives import make_ctx
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.lessons import LessonRenderError, load_lessons, render_lesson
-from app.lessons.render import (
-    normalise_containers,
-    render_fragment,
-    render_markdown,
-    sanitize,
-    to_mathml,
-)
+from app.lessons.markdown import normalise_containers, to_mathml
+from app.lessons.render import render_fragment, render_markdown
+from app.lessons.sanitizer import sanitize
 
 from .conftest import FIXTURES
 from .htmltools import parse

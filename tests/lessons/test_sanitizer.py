@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.lessons import load_lessons, render_lesson, sanitize
-from app.lessons.render import to_mathml
+from app.lessons.markdown import to_mathml
 
 from .conftest import FIXTURES
 from .htmltools import parse

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from app.collectives import simulate
 from app.quiz import generators
+from app.quiz.generators.predict import shapes
 
 from .test_facts import normal, question
 
@@ -16,7 +17,7 @@ def bruck_draws(bank):
     """Every (ranks, step index, rank) the question can draw, with its spec."""
     spec = question(bank, BRUCK).predict
     for case_index, case in enumerate(spec.cases):
-        for ranks, root, _ in generators._shapes(case):
+        for ranks, root, _ in shapes(case):
             trace = simulate(case.collective, case.algorithm, ranks=ranks, elements=4 * ranks)
             for step, s in enumerate(trace.steps):
                 for rank in sorted({t.src for t in s.transfers}):

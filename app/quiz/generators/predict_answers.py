@@ -1,0 +1,149 @@
+"""What a predict draw shows and what answers it, read from the engine's trace.
+
+The prompt's names and the buffer figure come from the state before the step; the options,
+the right ones and the feedback's words come from the step itself.
+"""
+
+from __future__ import annotations
+
+from app.collectives import COLLECTIVES
+from app.collectives.trace import ranks_in
+
+from .predict import PredictSpec, instance
+
+
+def chunk_label(c: int) -> str:
+    """Name chunk c as the lab does: A, B, ..., Z, then C26, C27, ..."""
+    return chr(65 + c) if c < 26 else f"C{c}"
+
+
+ALGORITHM_NAMES = {
+    "bruck": "Bruck",
+    "rabenseifner": "Rabenseifner",
+    "recursive_doubling": "recursive-doubling",
+    "recursive_halving": "recursive-halving",
+    "binomial_tree": "binomial-tree",
+    "binary_tree": "binary-tree",
+    "double_binary_tree": "double-binary-tree",
+    "scatter_allgather": "scatter + allgather",
+    "reduce_broadcast": "reduce + broadcast",
+}
+PREDICT_NAMES = {
+    "collective", "algorithm", "title", "ranks", "root", "step", "done", "total", "rank",
+    "chunk", "ranks_per_node",
+}  # fmt: skip
+NONE = "none"  # the option "no chunk", for asks whose right answer may be no option at all
+NONE_LABELS = {"complete": "none: no chunk is complete"}
+
+
+def predict_env(spec: PredictSpec, values: dict) -> dict:
+    """Return the names a predict prompt may use: title, ranks, step, rank, chunk, root, ..."""
+    case, trace = instance(spec, values)
+    env = {
+        "collective": COLLECTIVES[case.collective].title,
+        "algorithm": ALGORITHM_NAMES.get(case.algorithm, case.algorithm.replace("_", " ")),
+        "ranks": values["ranks"],
+        "root": values["root"],
+        "step": values["step"] + 1,  # the step to predict, counted from 1
+        "done": values["step"],  # steps already done
+        "total": trace.total_steps,
+        "rank": values["rank"],
+        "chunk": chunk_label(values["chunk"]) if "chunk" in values else "",
+        "ranks_per_node": values.get("ranks_per_node", ""),
+    }
+    title = f"{env['algorithm']} {env['collective']}"
+    env["title"] = title[0].upper() + title[1:]
+    return env
+
+
+def figure(spec: PredictSpec, values: dict) -> dict:
+    """Return the buffer view before the step: contributions per (rank, chunk), last moves."""
+    case, trace = instance(spec, values)
+    step = values["step"]
+    state = trace.holdings_at(step - 1)
+    rows = [
+        [ranks_in(state.get((r, c), 0)) for c in range(trace.chunk_count)]
+        for r in range(trace.ranks)
+    ]
+    last = []
+    if step > 0:
+        last = [
+            {"src": t.src, "dst": t.dst, "chunk": chunk_label(t.chunk), "op": t.op}
+            for t in trace.steps[step - 1].transfers
+        ]
+    return {
+        "collective": case.collective,
+        "algorithm": case.algorithm,
+        "ranks": trace.ranks,
+        "chunks": [chunk_label(c) for c in range(trace.chunk_count)],
+        "holdings": rows,
+        "steps_done": step,
+        "total_steps": trace.total_steps,
+        "last_step": last,
+        "last_phase": trace.steps[step - 1].phase if step > 0 else None,
+        "topology": trace.topology,
+        "root": trace.root,
+        "ranks_per_node": trace.ranks_per_node,
+    }
+
+
+def predict_options(spec: PredictSpec, values: dict) -> list[tuple[str, str]]:
+    """Return (id, label) of every option: chunks or ranks, depending on the ask.
+
+    A `complete` question's answer is often no chunk (about a third of draws), which a form
+    of checkboxes cannot send: it ends with NONE, on every draw so it gives nothing away.
+    """
+    _, trace = instance(spec, values)
+    if spec.ask in ("peers", "contributions"):
+        return [
+            (f"r{q}", f"rank {q}")
+            for q in range(trace.ranks)
+            if not (spec.ask == "peers" and q == values["rank"])
+        ]
+    chunks = [(f"c{c}", f"chunk {chunk_label(c)}") for c in range(trace.chunk_count)]
+    return chunks + ([(NONE, NONE_LABELS[spec.ask])] if spec.ask in NONE_LABELS else [])
+
+
+def predict_truth(spec: PredictSpec, values: dict) -> frozenset[str]:
+    """Return the option ids that are right, read from the engine's trace."""
+    _, trace = instance(spec, values)
+    step, rank = values["step"], values["rank"]
+    moves = trace.steps[step].transfers
+    if spec.ask == "sends":
+        return frozenset(f"c{t.chunk}" for t in moves if t.src == rank)
+    if spec.ask == "peers":
+        return frozenset(f"r{t.dst}" for t in moves if t.src == rank)
+    after = trace.holdings_at(step)
+    if spec.ask == "contributions":
+        return frozenset(f"r{q}" for q in ranks_in(after.get((rank, values["chunk"]), 0)))
+    full = (1 << trace.ranks) - 1
+    return frozenset(
+        f"c{c}"
+        for c in range(trace.chunk_count)
+        if (after.get((rank, c), 0) == full if spec.ask == "complete" else after.get((rank, c), 0))
+    )
+
+
+def describe_step(spec: PredictSpec, values: dict) -> list[str]:
+    """Say in words what rank `rank` does in the step, from the trace (for the feedback)."""
+    _, trace = instance(spec, values)
+    step, rank = values["step"], values["rank"]
+    s = trace.steps[step]
+    lines = [f"Step {step + 1} of {trace.total_steps} ({s.phase}):"]
+    verbs = {"copy": "copied over", "reduce": "reduced into"}
+    mine = [t for t in s.transfers if rank in (t.src, t.dst)]
+    for t in mine:
+        lines.append(
+            f"rank {t.src} → rank {t.dst}: chunk {chunk_label(t.chunk)} ({verbs[t.op]} "
+            f"rank {t.dst}'s copy)"
+        )
+    if not mine:
+        lines.append(f"rank {rank} neither sends nor receives.")
+    after = trace.holdings_at(step)
+    cells = []
+    for c in range(trace.chunk_count):
+        held = ranks_in(after.get((rank, c), 0))
+        shown = "all ranks" if len(held) == trace.ranks > 2 else "+".join(map(str, held)) or "—"
+        cells.append(f"{chunk_label(c)}: {shown}")
+    lines.append(f"After the step, rank {rank} holds " + ", ".join(cells) + ".")
+    return lines
