@@ -32,6 +32,7 @@ def create_app(config: dict | None = None) -> Flask:
     from . import (
         api,
         bad_input,
+        calculator_pages,
         compression,
         costs_api,
         errors,
@@ -51,7 +52,8 @@ def create_app(config: dict | None = None) -> Flask:
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
 
-    for blueprint in (pages.bp, api.bp, lab.bp, costs_api.bp, lessons.bp, quiz.bp):
+    blueprints = (pages, api, lab, costs_api, calculator_pages, lessons, quiz)
+    for blueprint in (module.bp for module in blueprints):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)

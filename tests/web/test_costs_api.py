@@ -86,6 +86,10 @@ def test_one_rank_has_no_bandwidth_figures(client):
             "collective=allreduce&algorithm=ring&ranks=8&bytes=1&hardware=ib_ndr&size=3",
             "unknown parameter 'size'",
         ),
+        (  # the model's name for bytes is no parameter of the URL, and the error says so
+            "collective=allreduce&algorithm=ring&ranks=8&message_bytes=1&hardware=ib_ndr",
+            "unknown parameter 'message_bytes'",
+        ),
         (
             "collective=allreduce&algorithm=hierarchical&ranks=8&bytes=1&hardware=ib_ndr",
             "ranks_per_node is required",

@@ -35,8 +35,9 @@ from app import create_app
 from app.collectives import catalog
 from app.costs import HARDWARE
 from app.costs.calculators import CALCULATORS
+from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
 from app.quiz import grading, tokens
-from app.web import costs_api, params
+from app.web import calculator_pages, params
 from tests.conftest import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,10 +86,10 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
     if endpoint == "api.simulate_run":
         return params.FIELDS
     if endpoint == "costs.cost_one":
-        return costs_api.COST_PARAMS
+        return COST_PARAMS
     if endpoint == "costs.cost_compare":
-        return costs_api.COMPARE_PARAMS
-    if endpoint in ("costs.calc", "costs.embed"):
+        return COMPARE_PARAMS
+    if endpoint in ("costs.calc", "calculators.embed"):
         spec = CALCULATORS.get(path_args.get("name", ""))
         names = tuple(f.name for f in spec.fields) if spec else ()
         return (*names, "calculator", "theme")
@@ -571,7 +572,7 @@ def test_random_input_never_breaks_an_endpoint(fuzzer, rule, endpoint, method, a
 def query_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return costs_api.number_text(value)
+    return calculator_pages.number_text(value)
 
 
 def mutation_cases() -> list[tuple[str, str, str, object]]:

@@ -15,7 +15,7 @@ from .fields import Field
 from .hierarchical import hierarchical
 from .moe import moe
 from .parallelism_3d import parallelism_3d
-from .registry import CALCULATORS, Calculator, get
+from .registry import CALCULATORS, Calculator
 from .result import Output, Result
 from .zero import zero
 
@@ -29,7 +29,6 @@ __all__ = [
     "compression",
     "crossover",
     "ddp_overlap",
-    "get",
     "hierarchical",
     "moe",
     "parallelism_3d",

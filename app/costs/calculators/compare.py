@@ -3,10 +3,12 @@ fastest per size from 1 B to 16 GiB, and the exact sizes where the fastest one c
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
-from ..model import MAX_MESSAGE_BYTES
+from ..model import MAX_MESSAGE_BYTES, Cost
 from ..nccl_tests import MAX_RANKS
-from ..ranking import fastest_segments, lines, rank_algorithms
+from ..ranking import Segment, fastest_segments, lines, rank_algorithms
 from ..terms import COLLECTIVES
 from .fields import BOOL, CHOICE, FLOAT, INT, Field, intra_link_fields, link_fields
 from .registry import calculator
@@ -86,6 +88,24 @@ def link_kwargs(values: dict) -> dict:
     }
 
 
+class Crossover(NamedTuple):
+    """A size where the fastest algorithm changes, and the time there."""
+
+    bytes: float
+    from_algorithm: str
+    to_algorithm: str
+    time_s: float
+
+    def as_dict(self) -> dict:
+        """Return the crossover as the table's JSON row."""
+        return {
+            "bytes": self.bytes,
+            "from": self.from_algorithm,
+            "to": self.to_algorithm,
+            "time_s": self.time_s,
+        }
+
+
 @calculator(
     "compare",
     "Which algorithm is fastest?",
@@ -103,27 +123,68 @@ def compare(**values) -> Result:
     best = costs[0]
     candidates = lines(collective, ranks=ranks, skip=skip, **link)
     segments = fastest_segments(candidates, LOW_BYTES, HIGH_BYTES)
-    crossovers = [
-        {
-            "bytes": b.low_bytes,
-            "from": a.algorithm,
-            "to": b.algorithm,
-            "time_s": candidates[b.algorithm][0] + candidates[b.algorithm][1] * b.low_bytes,
-        }
-        for a, b in zip(segments, segments[1:], strict=False)
-    ]
+    crossovers = _crossovers(segments, candidates)
     runner_up = costs[1] if len(costs) > 1 else None
     ratio = runner_up.time_s / best.time_s if runner_up and best.time_s > 0 else 1.0
-
-    outputs = [
-        Output("fastest", "Fastest at this size", best.algorithm, TEXT),
-        Output("time_s", "Its time", best.time_s, TIME),
-        Output("busbw_gbs", "Its bus bandwidth", best.busbw_gbs, BANDWIDTH),
-        Output("runner_up_ratio", "Runner-up is slower by", ratio, RATIO),
-        Output(
-            "crossovers", f"Changes of winner, 1 B–{units.size(HIGH_BYTES)}", len(crossovers), COUNT
+    return Result(
+        calculator="compare",
+        inputs=values,
+        outputs=(
+            Output("fastest", "Fastest at this size", best.algorithm, TEXT),
+            Output("time_s", "Its time", best.time_s, TIME),
+            Output("busbw_gbs", "Its bus bandwidth", best.busbw_gbs, BANDWIDTH),
+            Output("runner_up_ratio", "Runner-up is slower by", ratio, RATIO),
+            Output(
+                "crossovers",
+                f"Changes of winner, 1 B–{units.size(HIGH_BYTES)}",
+                len(crossovers),
+                COUNT,
+            ),
         ),
-    ]
+        formula=f"{best.algorithm}: {best.formula}",
+        substituted=best.formula_substituted,
+        interpretation=_sentence(collective, ranks, m, best, runner_up, ratio, crossovers),
+        table={
+            **_table(costs, best),
+            "crossovers": [c.as_dict() for c in crossovers],
+            "fastest_by_size": [_segment(s) for s in segments],
+            "unavailable": unavailable,
+        },
+        charts=(
+            _lines_chart(collective, ranks, m, candidates, crossovers),
+            _terms_chart(m, costs),
+        ),
+        notes=(
+            "The alpha-beta model has no contention and no topology: it shows why latency-bound "
+            "sizes favour few steps and bandwidth-bound sizes favour (p−1)/p bytes. Real "
+            "libraries differ: NCCL implements only ring, trees, CollNet, NVLS and PAT "
+            "(see the lesson How NCCL really chooses).",
+        ),
+    )
+
+
+def _crossovers(segments: list[Segment], candidates: dict) -> list[Crossover]:
+    """Return where each fastest range hands over to the next, priced on the new winner's line."""
+    out = []
+    for before, after in zip(segments, segments[1:], strict=False):
+        intercept_s, slope_s_per_byte = candidates[after.algorithm]
+        time_s = intercept_s + slope_s_per_byte * after.low_bytes
+        out.append(Crossover(after.low_bytes, before.algorithm, after.algorithm, time_s))
+    return out
+
+
+def _segment(segment: Segment) -> dict:
+    """Return one fastest-by-size range as JSON data."""
+    return {
+        "low_bytes": segment.low_bytes,
+        "high_bytes": segment.high_bytes,
+        "algorithm": segment.algorithm,
+        "tied_with": list(segment.tied_with),
+    }
+
+
+def _table(costs: list[Cost], best: Cost) -> dict:
+    """Tabulate every algorithm's time, terms, steps and bus bandwidth against the fastest."""
     rows = [
         [
             c.algorithm,
@@ -137,7 +198,22 @@ def compare(**values) -> Result:
         ]
         for c in costs
     ]
-    chart_lines = {
+    columns = [
+        ("algorithm", TEXT),
+        ("time", TIME),
+        ("latency", TIME),
+        ("bandwidth", TIME),
+        ("compute", TIME),
+        ("steps", COUNT),
+        ("busbw", BANDWIDTH),
+        ("× fastest", RATIO),
+    ]
+    return table(columns, rows)
+
+
+def _lines_chart(collective, ranks, m, candidates: dict, crossovers: list[Crossover]) -> dict:
+    """Describe the log-log chart of every algorithm's time against size, crossovers marked."""
+    return {
         "kind": "loglog",
         "title": f"{collective} on {ranks} ranks: time against size",
         "x": SIZES,
@@ -145,12 +221,16 @@ def compare(**values) -> Result:
             {"name": name, "y": [a + b * s for s in SIZES]} for name, (a, b) in candidates.items()
         ],
         "markers": [
-            {"x": c["bytes"], "y": c["time_s"], "label": f"{c['from']} → {c['to']}"}
+            {"x": c.bytes, "y": c.time_s, "label": f"{c.from_algorithm} → {c.to_algorithm}"}
             for c in crossovers
         ],
         "cursor": m,
     }
-    bars = stacked_chart(
+
+
+def _terms_chart(m: float, costs: list[Cost]) -> dict:
+    """Describe the stacked bars of each algorithm's latency, bandwidth and compute at M."""
+    return stacked_chart(
         f"Where the time goes at {units.size(m)}",
         [c.algorithm for c in costs],
         {
@@ -158,47 +238,6 @@ def compare(**values) -> Result:
             "bandwidth": [c.bandwidth_s for c in costs],
             "compute": [c.compute_s for c in costs],
         },
-    )
-    return Result(
-        calculator="compare",
-        inputs=values,
-        outputs=tuple(outputs),
-        formula=f"{best.algorithm}: {best.formula}",
-        substituted=best.formula_substituted,
-        interpretation=_sentence(collective, ranks, m, best, runner_up, ratio, crossovers),
-        table={
-            **table(
-                [
-                    ("algorithm", TEXT),
-                    ("time", TIME),
-                    ("latency", TIME),
-                    ("bandwidth", TIME),
-                    ("compute", TIME),
-                    ("steps", COUNT),
-                    ("busbw", BANDWIDTH),
-                    ("× fastest", RATIO),
-                ],
-                rows,
-            ),
-            "crossovers": crossovers,
-            "fastest_by_size": [
-                {
-                    "low_bytes": s.low_bytes,
-                    "high_bytes": s.high_bytes,
-                    "algorithm": s.algorithm,
-                    "tied_with": list(s.tied_with),
-                }
-                for s in segments
-            ],
-            "unavailable": unavailable,
-        },
-        charts=(chart_lines, bars),
-        notes=(
-            "The alpha-beta model has no contention and no topology: it shows why latency-bound "
-            "sizes favour few steps and bandwidth-bound sizes favour (p−1)/p bytes. Real "
-            "libraries differ: NCCL implements only ring, trees, CollNet, NVLS and PAT "
-            "(see the lesson How NCCL really chooses).",
-        ),
     )
 
 
@@ -216,6 +255,8 @@ def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
     here += f"; its time is mostly {bound}. "
     if not crossovers:
         return here + f"{best.algorithm} wins at every size from 1 B to {units.size(HIGH_BYTES)}."
-    changes = ", ".join(f"{c['from']} → {c['to']} at {units.size(c['bytes'])}" for c in crossovers)
+    changes = ", ".join(
+        f"{c.from_algorithm} → {c.to_algorithm} at {units.size(c.bytes)}" for c in crossovers
+    )
     times = "once" if len(crossovers) == 1 else f"{len(crossovers)} times"
     return here + f"From 1 B to {units.size(HIGH_BYTES)} the winner changes {times}: {changes}."

@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
-from ..model import cost
+from ..model import Cost, cost
 from ..nccl_tests import MAX_RANKS
 from .fields import FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
@@ -23,6 +25,25 @@ ERROR_FEEDBACK = (
     "the next step's gradient before compressing, so no part of the gradient is lost, only "
     "delayed. Top-k (DGC's residual accumulation) and PowerSGD need it to converge like "
     "uncompressed SGD; 1-bit Adam uses the same error compensation (Tang et al., ICML 2021)."
+)
+
+QUANTIZATIONS = (("FP32 dense", 4.0), ("FP16 / BF16", 2.0), ("INT8", 1.0), ("1-bit", 1 / 8))
+COLUMNS = [
+    ("scheme", TEXT),
+    ("collective", TEXT),
+    ("bytes sent per rank", BYTES),
+    ("× fewer bytes", RATIO),
+    ("time", TIME),
+    ("× faster", RATIO),
+]
+NOTES = (
+    "INT8 and 1-bit values cannot be summed in place in 8 or 1 bits; compressed "
+    "allreduces (1-bit Adam's, for one) exchange chunks with an all-to-all and an "
+    "allgather, the same volume per rank as a ring allreduce of the compressed size. "
+    "Per-chunk scales are left out.",
+    "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
+    "gradient (Tang et al., ICML 2021).",
+    "Compression costs compute (top-k selection, orthogonalization) that is not counted.",
 )
 
 FIELDS = (
@@ -71,6 +92,45 @@ FIELDS = (
 )
 
 
+class Scheme(NamedTuple):
+    """One way to exchange the gradient: its collectives and what they send."""
+
+    name: str
+    costs: list[Cost]
+    how: str
+
+    @property
+    def sent(self) -> float:
+        """Bytes the busiest rank sends over all the scheme's collectives."""
+        return sum(max(c.bytes_per_rank, default=0.0) for c in self.costs)
+
+    @property
+    def time_s(self) -> float:
+        """The scheme's time, its collectives one after another."""
+        return sum(c.time_s for c in self.costs)
+
+    def row(self, dense: Scheme) -> list:
+        """Return the table row: bytes and time, and how many times fewer than dense FP32."""
+        sent, time_s = self.sent, self.time_s
+        dense_sent = max(dense.costs[0].bytes_per_rank, default=0.0)
+        return [
+            self.name,
+            self.how,
+            sent,
+            dense_sent / sent if sent else None,
+            time_s,
+            dense.costs[0].time_s / time_s if time_s else None,
+        ]
+
+
+class BreakEven(NamedTuple):
+    """Where top-k and PowerSGD stop sending fewer bytes than dense FP32."""
+
+    topk_density: float  # (p−1)·d·N·(v+i) = 2(p−1)/p·4N
+    powersgd_rank: float  # r(m+n) = mn
+    powersgd_ratio: float  # m·n numbers ÷ r(m+n)
+
+
 @calculator(
     "compression",
     "Gradient compression: what does it save?",
@@ -80,121 +140,103 @@ FIELDS = (
 )
 def compression(**values) -> Result:
     """Compare the bytes and time of each compression scheme with dense FP32, and break-evens."""
-    n_elems, p = values["params"], values["ranks"]
-    m, n, r = values["rows"], values["cols"], values["powersgd_rank"]
+    p, m, n, r = values["ranks"], values["rows"], values["cols"], values["powersgd_rank"]
     pair_bytes = values["value_bytes"] + values["index_bytes"]
-    link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-
-    def allreduce(size: float):
-        return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)
-
-    within_one_message(4 * n_elems, "the dense FP32 gradient, params × 4 B")
-    within_one_message(
-        p * values["topk_density"] * n_elems * pair_bytes,
-        "the top-k allgather, ranks × topk_density × params × (value_bytes + index_bytes)",
-    )
-    within_one_message(
-        n_elems / min(m, n) * r * 4,
-        "PowerSGD's P or Q, params ÷ min(rows, cols) × powersgd_rank × 4 B",
-    )
-
-    schemes = []  # (name, [Cost, ...], what is sent)
-    for name, bytes_per_element in (
-        ("FP32 dense", 4.0),
-        ("FP16 / BF16", 2.0),
-        ("INT8", 1.0),
-        ("1-bit", 1 / 8),
-    ):
-        schemes.append((name, [allreduce(n_elems * bytes_per_element)], "ring allreduce"))
-    k = values["topk_density"] * n_elems
-    topk = cost("allgather", "ring", ranks=p, message_bytes=p * k * pair_bytes, **link)
-    schemes.append(("top-k", [topk], "ring allgather of (value, index)"))
-    matrices = n_elems / (m * n)
-    powersgd = [allreduce(matrices * m * r * 4), allreduce(matrices * n * r * 4)]
-    schemes.append((f"PowerSGD r={r}", powersgd, "ring allreduce of P, then of Q (FP32)"))
-
-    dense = schemes[0][1][0]
-    dense_sent = max(dense.bytes_per_rank, default=0.0)
-    rows, names = [], []
-    stacks = {"latency": [], "bandwidth": []}
-    for name, costs, how in schemes:
-        sent = sum(max(c.bytes_per_rank, default=0.0) for c in costs)
-        time_s = sum(c.time_s for c in costs)
-        rows.append(
-            [
-                name,
-                how,
-                sent,
-                dense_sent / sent if sent else None,
-                time_s,
-                dense.time_s / time_s if time_s else None,
-            ]
-        )
-        names.append(name)
-        stacks["latency"].append(sum(c.latency_s for c in costs))
-        stacks["bandwidth"].append(sum(c.bandwidth_s for c in costs))
-
-    topk_break_even = 2 * 4 / (p * pair_bytes)  # (p−1)·d·N·(v+i) = 2(p−1)/p·4N
-    powersgd_break_even = m * n / (m + n)  # r(m+n) = mn
-    powersgd_ratio = m * n / (r * (m + n))
-    topk_sent = rows[4][2]
-    sentence = (
-        f"On {p} ranks, top-k at density {values['topk_density']:g} sends "
-        f"{units.size(topk_sent)} per rank against {units.size(dense_sent)} dense: it pays off "
-        f"only below density {topk_break_even:.3g}, because every rank receives every other "
-        f"rank's (value, index) pairs and the allgather grows with p. PowerSGD r={r} on "
-        f"{m}×{n} matrices sends r(m+n) instead of m·n numbers ({powersgd_ratio:.3g}× fewer) and "
-        f"stops paying off at r = m·n/(m+n) = {powersgd_break_even:.4g}; PyTorch only compresses "
-        f"a matrix when the ratio is at least 2 (min_compression_rate). " + ERROR_FEEDBACK
-    )
+    _check_sizes(values)
+    schemes = _schemes(values)
+    dense, topk, powersgd = schemes[0], schemes[4], schemes[5]
+    even = BreakEven(2 * 4 / (p * pair_bytes), m * n / (m + n), m * n / (r * (m + n)))
+    rows = [scheme.row(dense) for scheme in schemes]
     return Result(
         calculator="compression",
         inputs=values,
         outputs=(
-            Output("dense_time_s", "Dense FP32 allreduce", dense.time_s, TIME),
+            Output("dense_time_s", "Dense FP32 allreduce", dense.costs[0].time_s, TIME),
             Output("fastest", "Fastest scheme", min(rows, key=lambda row: row[4])[0], TEXT),
-            Output("topk_time_s", "Top-k allgather", topk.time_s, TIME),
+            Output("topk_time_s", "Top-k allgather", topk.costs[0].time_s, TIME),
+            Output("powersgd_time_s", "PowerSGD (two allreduces)", powersgd.time_s, TIME),
+            Output("topk_break_even_density", "Top-k break-even density", even.topk_density, RATIO),
             Output(
-                "powersgd_time_s",
-                "PowerSGD (two allreduces)",
-                sum(c.time_s for c in powersgd),
-                TIME,
+                "powersgd_break_even_rank", "PowerSGD break-even rank", even.powersgd_rank, RATIO
             ),
-            Output("topk_break_even_density", "Top-k break-even density", topk_break_even, RATIO),
-            Output(
-                "powersgd_break_even_rank", "PowerSGD break-even rank", powersgd_break_even, RATIO
-            ),
-            Output("dense_bytes_per_rank", "Dense bytes sent per rank", dense_sent, BYTES),
+            Output("dense_bytes_per_rank", "Dense bytes sent per rank", dense.sent, BYTES),
         ),
         formula=(
             "dense: 2(p−1)/p·4N per rank; top-k: allgather, (p−1)·k·(v+i) per rank, break-even "
             "k/N = 8/(p·(v+i)); PowerSGD: 2(p−1)/p·4·(N/(mn))·r(m+n), break-even r = mn/(m+n)"
         ),
         substituted=(
-            f"break-even k/N = 8/({p}·{pair_bytes}) = {topk_break_even:.4g}; "
-            f"break-even r = {m}·{n}/({m}+{n}) = {powersgd_break_even:.4g}; "
-            f"dense: {dense.formula_substituted}"
+            f"break-even k/N = 8/({p}·{pair_bytes}) = {even.topk_density:.4g}; "
+            f"break-even r = {m}·{n}/({m}+{n}) = {even.powersgd_rank:.4g}; "
+            f"dense: {dense.costs[0].formula_substituted}"
         ),
-        interpretation=sentence,
-        table=table(
-            [
-                ("scheme", TEXT),
-                ("collective", TEXT),
-                ("bytes sent per rank", BYTES),
-                ("× fewer bytes", RATIO),
-                ("time", TIME),
-                ("× faster", RATIO),
-            ],
-            rows,
-        ),
-        charts=(stacked_chart("Time per step's gradient exchange", names, stacks),),
-        notes=(
-            "INT8 and 1-bit values cannot be summed in place in 8 or 1 bits; compressed "
-            "allreduces (1-bit Adam's, for one) exchange chunks with an all-to-all and an "
-            "allgather, the same volume per rank as a ring allreduce of the compressed size. "
-            "Per-chunk scales are left out.",
-            "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
-            "gradient (Tang et al., ICML 2021).",
-            "Compression costs compute (top-k selection, orthogonalization) that is not counted.",
-        ),
+        interpretation=_sentence(values, even, topk.sent, dense.sent),
+        table=table(COLUMNS, rows),
+        charts=(_chart(schemes),),
+        notes=NOTES,
+    )
+
+
+def _check_sizes(values: dict) -> None:
+    """Refuse inputs whose messages one collective could not carry, naming the inputs."""
+    n_elems, p = values["params"], values["ranks"]
+    pair_bytes = values["value_bytes"] + values["index_bytes"]
+    within_one_message(4 * n_elems, "the dense FP32 gradient, params × 4 B")
+    within_one_message(
+        p * values["topk_density"] * n_elems * pair_bytes,
+        "the top-k allgather, ranks × topk_density × params × (value_bytes + index_bytes)",
+    )
+    within_one_message(
+        n_elems / min(values["rows"], values["cols"]) * values["powersgd_rank"] * 4,
+        "PowerSGD's P or Q, params ÷ min(rows, cols) × powersgd_rank × 4 B",
+    )
+
+
+def _schemes(values: dict) -> list[Scheme]:
+    """Price dense FP32, three quantizations, top-k and PowerSGD: seven collectives."""
+    n_elems, p = values["params"], values["ranks"]
+    m, n, r = values["rows"], values["cols"], values["powersgd_rank"]
+    pair_bytes = values["value_bytes"] + values["index_bytes"]
+    link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+
+    def allreduce(size: float) -> Cost:
+        return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)
+
+    schemes = [
+        Scheme(name, [allreduce(n_elems * bytes_per_element)], "ring allreduce")
+        for name, bytes_per_element in QUANTIZATIONS
+    ]
+    k = values["topk_density"] * n_elems
+    topk = cost("allgather", "ring", ranks=p, message_bytes=p * k * pair_bytes, **link)
+    schemes.append(Scheme("top-k", [topk], "ring allgather of (value, index)"))
+    matrices = n_elems / (m * n)
+    powersgd = [allreduce(matrices * m * r * 4), allreduce(matrices * n * r * 4)]
+    schemes.append(Scheme(f"PowerSGD r={r}", powersgd, "ring allreduce of P, then of Q (FP32)"))
+    return schemes
+
+
+def _sentence(values: dict, even: BreakEven, topk_sent: float, dense_sent: float) -> str:
+    """Say when top-k and PowerSGD pay off, and that both need error feedback."""
+    p, m, n, r = values["ranks"], values["rows"], values["cols"], values["powersgd_rank"]
+    return (
+        f"On {p} ranks, top-k at density {values['topk_density']:g} sends "
+        f"{units.size(topk_sent)} per rank against {units.size(dense_sent)} dense: it pays off "
+        f"only below density {even.topk_density:.3g}, because every rank receives every other "
+        f"rank's (value, index) pairs and the allgather grows with p. PowerSGD r={r} on "
+        f"{m}×{n} matrices sends r(m+n) instead of m·n numbers ({even.powersgd_ratio:.3g}× "
+        f"fewer) and stops paying off at r = m·n/(m+n) = {even.powersgd_rank:.4g}; PyTorch only "
+        f"compresses a matrix when the ratio is at least 2 (min_compression_rate). "
+        + ERROR_FEEDBACK
+    )
+
+
+def _chart(schemes: list[Scheme]) -> dict:
+    """Describe the stacked bars of each scheme's latency and bandwidth time."""
+    return stacked_chart(
+        "Time per step's gradient exchange",
+        [s.name for s in schemes],
+        {
+            "latency": [sum(c.latency_s for c in s.costs) for s in schemes],
+            "bandwidth": [sum(c.bandwidth_s for c in s.costs) for s in schemes],
+        },
     )

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .. import units
-from ..model import cost
+from ..model import Cost, cost
 from ..terms import ALGORITHMS
 from .compare import COLLECTIVE, GAMMA, MESSAGE, RANKS, RANKS_PER_NODE, link_kwargs
 from .fields import CHOICE, Field, intra_link_fields, link_fields
@@ -48,50 +48,12 @@ def crossover(**values) -> Result:
         link = {k: v for k, v in link.items() if not k.startswith(("ranks_per", "intra"))}
     here = cost(collective, algorithm, ranks=ranks, message_bytes=m, **link)
     per_byte = cost(collective, algorithm, ranks=ranks, message_bytes=1.0, **link)
-    bandwidth_s_per_byte = per_byte.bandwidth_s
-    latency_s = here.latency_s
-    m_star = latency_s / bandwidth_s_per_byte if bandwidth_s_per_byte > 0 else None
+    m_star = here.latency_s / per_byte.bandwidth_s if per_byte.bandwidth_s > 0 else None
     share = 100 * here.latency_s / here.time_s if here.time_s > 0 else 0.0
     peak_busbw = (
-        per_byte.bus_factor / bandwidth_s_per_byte / 1e9 if bandwidth_s_per_byte > 0 else None
+        per_byte.bus_factor / per_byte.bandwidth_s / 1e9 if per_byte.bandwidth_s > 0 else None
     )
-    if m_star is None:
-        regime, sentence = "nothing to send", "With one rank there is nothing to send."
-    else:
-        regime = "latency-bound" if m < m_star else "bandwidth-bound"
-        sentence = (
-            f"{collective}/{algorithm} on {ranks} ranks is latency-bound below "
-            f"{units.size(m_star)} and bandwidth-bound above it. At {units.size(m)} the "
-            f"latency term is {share:.3g}% of the time, so it is {regime}: "
-            + (
-                "fewer steps (a tree or recursive doubling) would help more than a faster link."
-                if m < m_star
-                else "a faster link or fewer bytes helps; the step count barely matters."
-            )
-        )
-        if not values["gamma_s_per_byte"]:
-            sentence += (
-                f" At M* the bus bandwidth is half its large-message value "
-                f"({units.bandwidth(peak_busbw / 2)} of {units.bandwidth(peak_busbw)})."
-            )
-    bandwidth_units = bandwidth_s_per_byte
-    chart = {
-        "kind": "loglog",
-        "title": f"{collective}/{algorithm}: latency and bandwidth terms",
-        "x": SIZES,
-        "series": [
-            {"name": "latency term", "y": [latency_s for _ in SIZES]},
-            {"name": "bandwidth term", "y": [bandwidth_units * s for s in SIZES]},
-            {
-                "name": "total",
-                "y": [latency_s + (bandwidth_units + per_byte.compute_s) * s for s in SIZES],
-            },
-        ],
-        "markers": []
-        if m_star is None
-        else [{"x": m_star, "y": latency_s, "label": f"M* = {units.size(m_star)}"}],
-        "cursor": m,
-    }
+    regime, sentence = _regime(values, m_star, share, peak_busbw)
     return Result(
         calculator="crossover",
         inputs=values,
@@ -103,15 +65,10 @@ def crossover(**values) -> Result:
             Output("peak_busbw_gbs", "Large-message bus bandwidth", peak_busbw, BANDWIDTH),
         ),
         formula="M* = (steps·α) ÷ (bandwidth term per byte);  " + here.formula,
-        substituted=(
-            f"M* = {here.steps}·{units.seconds(latency_s / here.steps) if here.steps else '0 s'}"
-            f" ÷ {bandwidth_s_per_byte:.4g} s/B = "
-            + (units.size(m_star) if m_star is not None else "undefined")
-            + f";  at M: {here.formula_substituted}"
-        ),
+        substituted=_substituted(here, per_byte, m_star),
         interpretation=sentence,
         charts=(
-            chart,
+            _terms_chart(f"{collective}/{algorithm}", m, here, per_byte, m_star),
             stacked_chart(
                 f"The terms at {units.size(m)}",
                 [algorithm],
@@ -123,3 +80,61 @@ def crossover(**values) -> Result:
             ),
         ),
     )
+
+
+def _regime(
+    values: dict, m_star: float | None, share: float, peak_busbw: float | None
+) -> tuple[str, str]:
+    """Name the side of M* the message is on, and say what would help there."""
+    if m_star is None:
+        return "nothing to send", "With one rank there is nothing to send."
+    collective, algorithm, m = values["collective"], values["algorithm"], values["message_bytes"]
+    regime = "latency-bound" if m < m_star else "bandwidth-bound"
+    sentence = (
+        f"{collective}/{algorithm} on {values['ranks']} ranks is latency-bound below "
+        f"{units.size(m_star)} and bandwidth-bound above it. At {units.size(m)} the "
+        f"latency term is {share:.3g}% of the time, so it is {regime}: "
+        + (
+            "fewer steps (a tree or recursive doubling) would help more than a faster link."
+            if m < m_star
+            else "a faster link or fewer bytes helps; the step count barely matters."
+        )
+    )
+    if not values["gamma_s_per_byte"]:
+        sentence += (
+            f" At M* the bus bandwidth is half its large-message value "
+            f"({units.bandwidth(peak_busbw / 2)} of {units.bandwidth(peak_busbw)})."
+        )
+    return regime, sentence
+
+
+def _substituted(here: Cost, per_byte: Cost, m_star: float | None) -> str:
+    """Write M* with the numbers in, then the cost at M."""
+    alpha = units.seconds(here.latency_s / here.steps) if here.steps else "0 s"
+    return (
+        f"M* = {here.steps}·{alpha} ÷ {per_byte.bandwidth_s:.4g} s/B = "
+        + (units.size(m_star) if m_star is not None else "undefined")
+        + f";  at M: {here.formula_substituted}"
+    )
+
+
+def _terms_chart(name: str, m: float, here: Cost, per_byte: Cost, m_star: float | None) -> dict:
+    """Describe the log-log chart of the latency and bandwidth terms against size, M* marked."""
+    latency_s, slope_s_per_byte = here.latency_s, per_byte.bandwidth_s
+    return {
+        "kind": "loglog",
+        "title": f"{name}: latency and bandwidth terms",
+        "x": SIZES,
+        "series": [
+            {"name": "latency term", "y": [latency_s for _ in SIZES]},
+            {"name": "bandwidth term", "y": [slope_s_per_byte * s for s in SIZES]},
+            {
+                "name": "total",
+                "y": [latency_s + (slope_s_per_byte + per_byte.compute_s) * s for s in SIZES],
+            },
+        ],
+        "markers": []
+        if m_star is None
+        else [{"x": m_star, "y": latency_s, "label": f"M* = {units.size(m_star)}"}],
+        "cursor": m,
+    }

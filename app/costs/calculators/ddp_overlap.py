@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from .. import units
-from ..model import algorithms, cost
+from ..model import Cost, algorithms, cost
 from ..nccl_tests import MAX_RANKS
 from .fields import CHOICE, FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
@@ -109,6 +109,14 @@ FIELDS = (
 )
 
 
+COLUMNS = [
+    ("bucket", COUNT),
+    ("bytes", BYTES),
+    ("ready", TIME),
+    ("start", TIME),
+    ("end", TIME),
+    ("allreduce", TIME),
+]
 LISTED = 50  # the table and timeline list the first and the last LISTED buckets one by one
 
 
@@ -197,7 +205,7 @@ def _bar(label: str, start: float, end: float) -> dict:
 )
 def ddp_overlap(**values) -> Result:
     """Schedule each bucket's allreduce when its gradients are ready; report what stays exposed."""
-    layers, ranks = values["layers"], values["ranks"]
+    layers = values["layers"]
     total_bytes = values["params"] * values["grad_bytes"]
     tensors = layers * values["tensors_per_layer"]
     t_layer = values["backward_ms_per_layer"] * 1e-3
@@ -206,8 +214,46 @@ def ddp_overlap(**values) -> Result:
         total_bytes / tensors, tensors, values["bucket_mib"] * MIB, values["first_bucket_mib"] * MIB
     )
     count = sum(run.count for run in runs)
+    costs = _price_buckets(values, runs)
+    times = [costs[run.size].time_s for run in runs]
+    rows, timeline, end = schedule(runs, times, t_tensor, count)
+    sync = Sync(
+        count=count,
+        gradient_bytes=total_bytes,
+        comm_s=sum(run.count * c for run, c in zip(runs, times, strict=True)),
+        backward_s=layers * t_layer,
+        end_s=end,
+    )
+    first = costs[runs[0].size]
+    return Result(
+        calculator="ddp_overlap",
+        inputs=values,
+        outputs=sync.outputs(),
+        formula=(
+            "bucket b starts at max(its gradients ready, previous allreduce done); "
+            "exposed = max(0, last allreduce done − L·t_layer); each allreduce: " + first.formula
+        ),
+        substituted=(
+            f"first bucket: {first.formula_substituted}; last allreduce ends at "
+            f"{units.seconds(end)}, backward ends at {layers}·{units.seconds(t_layer)} = "
+            f"{units.seconds(sync.backward_s)} → exposed {units.seconds(sync.exposed_overlap_s)}"
+        ),
+        interpretation=sync.sentence(),
+        table=table(COLUMNS, rows),
+        charts=sync.charts(timeline),
+        notes=(
+            "Forward time and the optimizer step are left out; they add to both cases alike.",
+            "Bucket order follows gradient readiness (PyTorch rebuilds buckets after the first "
+            "iteration in the observed order).",
+            *_left_out(count),
+        ),
+    )
+
+
+def _price_buckets(values: dict, runs: list[Run]) -> dict[float, Cost]:
+    """Return one allreduce per distinct bucket size (at most three), by size."""
     link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-    costs = {}  # one allreduce per distinct bucket size: at most three
+    costs = {}
     for run in runs:
         if run.size not in costs:
             within_one_message(
@@ -216,88 +262,83 @@ def ddp_overlap(**values) -> Result:
                 "up to bucket_mib",
             )
             costs[run.size] = cost(
-                "allreduce", values["algorithm"], ranks=ranks, message_bytes=run.size, **link
+                "allreduce",
+                values["algorithm"],
+                ranks=values["ranks"],
+                message_bytes=run.size,
+                **link,
             )
-    times = [costs[run.size].time_s for run in runs]
-    rows, timeline, end = schedule(runs, times, t_tensor, count)
-    backward_s = layers * t_layer
-    comm_s = sum(run.count * c for run, c in zip(runs, times, strict=True))
-    exposed_overlap = max(0.0, end - backward_s)
-    exposed_serial = comm_s
-    hidden = comm_s - exposed_overlap
-    hidden_pct = 100 * hidden / comm_s if comm_s else 100.0
-    first = costs[runs[0].size]
-    sentence = (
-        f"{count:,} buckets carry {units.size(total_bytes)} of gradients; their allreduces take "
-        f"{units.seconds(comm_s)} in all against {units.seconds(backward_s)} of backward. "
-        f"Overlapped, {units.seconds(exposed_overlap)} stays exposed after backward "
-        f"({hidden_pct:.3g}% hidden); without overlap all {units.seconds(exposed_serial)} is. "
-        + (
-            "Communication outlasts backward: a faster link, compression or fewer bytes "
-            "(BF16 gradients) would shorten the step; bigger buckets only save latency."
-            if comm_s > backward_s
-            else "Backward is long enough to hide most of it; what remains is the last "
-            "bucket's allreduce, which cannot start before the first layer's gradients exist."
+    return costs
+
+
+@dataclass(frozen=True)
+class Sync:
+    """One step's gradient sync: its buckets' allreduces against the backward pass."""
+
+    count: int  # buckets
+    gradient_bytes: float
+    comm_s: float  # every allreduce, one after another
+    backward_s: float
+    end_s: float  # when the last allreduce ends, overlapped with backward
+
+    @property
+    def exposed_overlap_s(self) -> float:
+        """Communication left after backward when the allreduces overlap it."""
+        return max(0.0, self.end_s - self.backward_s)
+
+    @property
+    def hidden_pct(self) -> float:
+        """The share of the communication that backward hides."""
+        hidden = self.comm_s - self.exposed_overlap_s
+        return 100 * hidden / self.comm_s if self.comm_s else 100.0
+
+    def outputs(self) -> tuple[Output, ...]:
+        """Return the headline numbers; without overlap all of comm_s is exposed."""
+        return (
+            Output("buckets", "Buckets", self.count, COUNT),
+            Output("comm_s", "Allreduce time, all buckets", self.comm_s, TIME),
+            Output("backward_s", "Backward time", self.backward_s, TIME),
+            Output("exposed_overlap_s", "Exposed with overlap", self.exposed_overlap_s, TIME),
+            Output("exposed_serial_s", "Exposed without overlap", self.comm_s, TIME),
+            Output("hidden_pct", "Hidden behind backward", self.hidden_pct, PERCENT),
+            Output("gradient_bytes", "Gradient bytes per step", self.gradient_bytes, BYTES),
         )
-    )
-    return Result(
-        calculator="ddp_overlap",
-        inputs=values,
-        outputs=(
-            Output("buckets", "Buckets", count, COUNT),
-            Output("comm_s", "Allreduce time, all buckets", comm_s, TIME),
-            Output("backward_s", "Backward time", backward_s, TIME),
-            Output("exposed_overlap_s", "Exposed with overlap", exposed_overlap, TIME),
-            Output("exposed_serial_s", "Exposed without overlap", exposed_serial, TIME),
-            Output("hidden_pct", "Hidden behind backward", hidden_pct, PERCENT),
-            Output("gradient_bytes", "Gradient bytes per step", total_bytes, BYTES),
-        ),
-        formula=(
-            "bucket b starts at max(its gradients ready, previous allreduce done); "
-            "exposed = max(0, last allreduce done − L·t_layer); each allreduce: " + first.formula
-        ),
-        substituted=(
-            f"first bucket: {first.formula_substituted}; last allreduce ends at "
-            f"{units.seconds(end)}, backward ends at {layers}·{units.seconds(t_layer)} = "
-            f"{units.seconds(backward_s)} → exposed {units.seconds(exposed_overlap)}"
-        ),
-        interpretation=sentence,
-        table=table(
-            [
-                ("bucket", COUNT),
-                ("bytes", BYTES),
-                ("ready", TIME),
-                ("start", TIME),
-                ("end", TIME),
-                ("allreduce", TIME),
-            ],
-            rows,
-        ),
-        charts=(
+
+    def sentence(self) -> str:
+        """Say how much stays exposed, with and without overlap, and what would help."""
+        comm, backward = units.seconds(self.comm_s), units.seconds(self.backward_s)
+        return (
+            f"{self.count:,} buckets carry {units.size(self.gradient_bytes)} of gradients; their "
+            f"allreduces take {comm} in all against {backward} of backward. "
+            f"Overlapped, {units.seconds(self.exposed_overlap_s)} stays exposed after backward "
+            f"({self.hidden_pct:.3g}% hidden); without overlap all {comm} is. "
+            + (
+                "Communication outlasts backward: a faster link, compression or fewer bytes "
+                "(BF16 gradients) would shorten the step; bigger buckets only save latency."
+                if self.comm_s > self.backward_s
+                else "Backward is long enough to hide most of it; what remains is the last "
+                "bucket's allreduce, which cannot start before the first layer's gradients exist."
+            )
+        )
+
+    def charts(self, timeline: list[dict]) -> tuple[dict, dict]:
+        """Describe the timeline of backward and the allreduces, and the step-time bars."""
+        backward = {"label": "backward", "start": 0.0, "end": self.backward_s, "group": "compute"}
+        return (
             {
                 "kind": "timeline",
                 "title": "Backward and the bucket allreduces",
-                "rows": [
-                    {"label": "backward", "start": 0.0, "end": backward_s, "group": "compute"},
-                    *timeline,
-                ],
+                "rows": [backward, *timeline],
             },
             stacked_chart(
                 "Step time: compute and exposed communication",
                 ["with overlap", "without overlap"],
                 {
-                    "backward": [backward_s, backward_s],
-                    "exposed allreduce": [exposed_overlap, exposed_serial],
+                    "backward": [self.backward_s, self.backward_s],
+                    "exposed allreduce": [self.exposed_overlap_s, self.comm_s],
                 },
             ),
-        ),
-        notes=(
-            "Forward time and the optimizer step are left out; they add to both cases alike.",
-            "Bucket order follows gradient readiness (PyTorch rebuilds buckets after the first "
-            "iteration in the observed order).",
-            *_left_out(count),
-        ),
-    )
+        )
 
 
 def _left_out(count: int) -> tuple[str, ...]:

@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
-from ..model import cost
+from ..model import Cost, cost
 from .fields import (
     FLOAT,
     INT,
@@ -41,6 +43,46 @@ FIELDS = (
 )
 
 
+class Variant(NamedTuple):
+    """One way to allreduce across nodes: its collectives, each with the link it runs on."""
+
+    name: str
+    parts: list[tuple[Cost, str]]  # (cost, "intra" or "inter"; "" when its phases say)
+
+
+def _variants(values: dict) -> list[Variant]:
+    """Price the flat ring, (a) via leaders and (b) RS → AR → AG: five collectives."""
+    g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
+    inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+    intra = {
+        "latency_us": values["intra_latency_us"],
+        "bandwidth_gbs": values["intra_bandwidth_gbs"],
+    }
+    # On one node the flat ring never leaves it: every hop is on the intra-node link.
+    flat_link, flat_where = (intra, "intra") if n == 1 else (inter, "inter")
+    flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **flat_link)
+    leader = [
+        (cost("reduce", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
+        (cost("allreduce", "ring", ranks=n, message_bytes=m, **inter), "inter"),
+        (cost("broadcast", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
+    ]
+    rs_ar_ag = cost(
+        "allreduce",
+        "hierarchical",
+        ranks=g * n,
+        ranks_per_node=g,
+        message_bytes=m,
+        intra_latency_us=values["intra_latency_us"],
+        intra_bandwidth_gbs=values["intra_bandwidth_gbs"],
+        **inter,
+    )
+    return [
+        Variant("flat ring", [(flat, flat_where)]),
+        Variant("(a) via leaders", leader),
+        Variant("(b) RS → AR → AG", [(rs_ar_ag, "")]),
+    ]
+
+
 def _split(costs) -> dict[str, float]:
     """Sum latency and bandwidth time per link class over the phases of several Costs."""
     out = {
@@ -67,34 +109,9 @@ def hierarchical(**values) -> Result:
     """Compare a flat ring with hierarchical variants (a) and (b)."""
     g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
     within_rank_limit(g * n, f"gpus_per_node × nodes = {g} × {n}")
-    inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-    intra = {
-        "latency_us": values["intra_latency_us"],
-        "bandwidth_gbs": values["intra_bandwidth_gbs"],
-    }
-    # On one node the flat ring never leaves it: every hop is on the intra-node link.
-    flat_link, flat_where = (intra, "intra") if n == 1 else (inter, "inter")
-    flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **flat_link)
-    leader = [
-        (cost("reduce", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
-        (cost("allreduce", "ring", ranks=n, message_bytes=m, **inter), "inter"),
-        (cost("broadcast", "binomial_tree", ranks=g, message_bytes=m, **intra), "intra"),
-    ]
-    rs_ar_ag = cost(
-        "allreduce",
-        "hierarchical",
-        ranks=g * n,
-        ranks_per_node=g,
-        message_bytes=m,
-        intra_latency_us=values["intra_latency_us"],
-        intra_bandwidth_gbs=values["intra_bandwidth_gbs"],
-        **inter,
-    )
-    variants = [
-        ("flat ring", [(flat, flat_where)]),
-        ("(a) via leaders", leader),
-        ("(b) RS → AR → AG", [(rs_ar_ag, "")]),
-    ]
+    variants = _variants(values)
+    flat_ring, via_leaders, rs_ar_ag = variants
+    flat, hierarchical_cost = flat_ring.parts[0][0], rs_ar_ag.parts[0][0]
     times = {name: sum(c.time_s for c, _ in parts) for name, parts in variants}
     best = min(times, key=times.get)
     splits = {name: _split(parts) for name, parts in variants}
@@ -105,12 +122,14 @@ def hierarchical(**values) -> Result:
         outputs=(
             Output("fastest", "Fastest", best if g * n > 1 else "none: one GPU", TEXT),
             Output("flat_s", "Flat ring", times["flat ring"], TIME),
-            Output("leader_s", "(a) via leaders", times[variants[1][0]], TIME),
-            Output("hierarchical_s", "(b) RS → AR → AG", times[variants[2][0]], TIME),
+            Output("leader_s", "(a) via leaders", times[via_leaders.name], TIME),
+            Output("hierarchical_s", "(b) RS → AR → AG", times[rs_ar_ag.name], TIME),
             Output("speedup", "Flat ÷ fastest", _ratio(times["flat ring"], times[best]), RATIO),
         ),
-        formula="(b): " + rs_ar_ag.formula + ";  flat: " + flat.formula,
-        substituted=f"(b): {rs_ar_ag.formula_substituted};  flat: {flat.formula_substituted}",
+        formula="(b): " + hierarchical_cost.formula + ";  flat: " + flat.formula,
+        substituted=(
+            f"(b): {hierarchical_cost.formula_substituted};  flat: {flat.formula_substituted}"
+        ),
         interpretation=_sentence(g, n, m, best, times),
         table=table(
             [("variant", TEXT), ("time", TIME)] + [(s, TIME) for s in stack_names],

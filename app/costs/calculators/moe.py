@@ -10,8 +10,10 @@ combine, backward two more: 4 all-to-alls per MoE layer per step (REFERENCE § 6
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
-from ..model import cost
+from ..model import Cost, cost
 from .fields import FLOAT, INT, Field, link_fields, within_one_message
 from .registry import calculator
 from .result import BYTES, PERCENT, TIME, Output, Result, stacked_chart, table
@@ -71,63 +73,36 @@ PASSES = (
 )
 def moe(**values) -> Result:
     """Return the bytes and time of one all-to-all and of all four per layer and per step."""
-    t, h, k, c = values["tokens"], values["hidden"], values["top_k"], values["capacity_factor"]
-    s, ep, imbalance = values["dtype_bytes"], values["ep"], values["imbalance"]
-    mean_bytes = t * k * h * s
-    if c > 0:
-        buffer_bytes = c * mean_bytes
-        dropped_pct = 100 * max(0.0, 1 - c / imbalance)
-        sizing = f"capacity-padded: c·T·k·h·s = {c:g}·{t}·{k}·{h}·{s}"
-    else:
-        buffer_bytes = imbalance * mean_bytes
-        dropped_pct = 0.0
-        sizing = f"dropless, busiest GPU: imbalance·T·k·h·s = {imbalance:g}·{t}·{k}·{h}·{s}"
-    scale = "capacity_factor" if c > 0 else "imbalance"
-    within_one_message(
-        buffer_bytes, f"the all-to-all buffer, {scale} × tokens × top_k × hidden × dtype_bytes"
-    )
+    buffer = _buffer(values)
     one = cost(
         "all_to_all",
         "pairwise",
-        ranks=ep,
-        message_bytes=buffer_bytes,
+        ranks=values["ep"],
+        message_bytes=buffer.bytes,
         latency_us=values["latency_us"],
         bandwidth_gbs=values["bandwidth_gbs"],
     )
     sent = max(one.bytes_per_rank)
     per_layer = 4 * one.time_s
     per_step = per_layer * values["moe_layers"] * values["micro_batches"]
-    count = 4 * values["moe_layers"] * values["micro_batches"]
-    sentence = (
-        f"Each all-to-all moves a {units.size(buffer_bytes)} buffer per GPU, of which "
-        f"{units.size(sent)} leaves the GPU ((ep−1)/ep of it), in {units.seconds(one.time_s)}. "
-        f"Four per MoE layer (dispatch and combine, forward and backward) make "
-        f"{units.seconds(per_layer)} per layer and {units.seconds(per_step)} per step over "
-        f"{count} all-to-alls. "
-        + (
-            f"With imbalance {imbalance:g} above capacity {c:g}, {dropped_pct:.3g}% of the "
-            f"busiest expert's tokens are dropped."
-            if dropped_pct > 0
-            else "No tokens are dropped."
-        )
-        + (" Padding to capacity costs bytes even when routing is balanced." if c > 1 else "")
-    )
     return Result(
         calculator="moe",
         inputs=values,
         outputs=(
-            Output("buffer_bytes", "Buffer per all-to-all per GPU", buffer_bytes, BYTES),
+            Output("buffer_bytes", "Buffer per all-to-all per GPU", buffer.bytes, BYTES),
             Output("sent_bytes", "Bytes leaving each GPU", sent, BYTES),
             Output("all_to_all_s", "One all-to-all", one.time_s, TIME),
             Output("per_layer_s", "Per MoE layer (4 all-to-alls)", per_layer, TIME),
             Output("per_step_s", "Per step, all MoE layers", per_step, TIME),
-            Output("dropped_pct", "Dropped at the busiest expert", dropped_pct, PERCENT),
+            Output("dropped_pct", "Dropped at the busiest expert", buffer.dropped_pct, PERCENT),
         ),
         formula="M = c·T·k·h·s (padded) or imbalance·T·k·h·s (dropless); "
         + one.formula
         + "; ×4 per MoE layer per step",
-        substituted=f"M = {sizing} = {units.size(buffer_bytes)}; {one.formula_substituted}",
-        interpretation=sentence,
+        substituted=(
+            f"M = {buffer.sizing} = {units.size(buffer.bytes)}; {one.formula_substituted}"
+        ),
+        interpretation=_sentence(values, buffer, one, sent, per_layer, per_step),
         table=table(
             [("all-to-all", "text"), ("bytes sent per GPU", BYTES), ("time", TIME)],
             [[name, sent, one.time_s] for name in PASSES],
@@ -144,4 +119,56 @@ def moe(**values) -> Result:
             "fall only if tokens bound for several experts on one node are sent once "
             "(see the lesson MoE All-to-All).",
         ),
+    )
+
+
+class Buffer(NamedTuple):
+    """The all-to-all buffer per GPU: its bytes, the tokens dropped, how it was sized."""
+
+    bytes: float
+    dropped_pct: float
+    sizing: str  # the formula with the numbers in
+
+
+def _buffer(values: dict) -> Buffer:
+    """Size the buffer: padded to capacity, or dropless at the busiest GPU's load."""
+    t, h, k, c = values["tokens"], values["hidden"], values["top_k"], values["capacity_factor"]
+    s, imbalance = values["dtype_bytes"], values["imbalance"]
+    mean_bytes = t * k * h * s
+    if c > 0:
+        buffer = Buffer(
+            c * mean_bytes,
+            100 * max(0.0, 1 - c / imbalance),
+            f"capacity-padded: c·T·k·h·s = {c:g}·{t}·{k}·{h}·{s}",
+        )
+    else:
+        buffer = Buffer(
+            imbalance * mean_bytes,
+            0.0,
+            f"dropless, busiest GPU: imbalance·T·k·h·s = {imbalance:g}·{t}·{k}·{h}·{s}",
+        )
+    scale = "capacity_factor" if c > 0 else "imbalance"
+    within_one_message(
+        buffer.bytes, f"the all-to-all buffer, {scale} × tokens × top_k × hidden × dtype_bytes"
+    )
+    return buffer
+
+
+def _sentence(values: dict, buffer: Buffer, one: Cost, sent, per_layer, per_step) -> str:
+    """Say what one all-to-all moves, what a layer and a step cost, and what is dropped."""
+    c, imbalance = values["capacity_factor"], values["imbalance"]
+    count = 4 * values["moe_layers"] * values["micro_batches"]
+    return (
+        f"Each all-to-all moves a {units.size(buffer.bytes)} buffer per GPU, of which "
+        f"{units.size(sent)} leaves the GPU ((ep−1)/ep of it), in {units.seconds(one.time_s)}. "
+        f"Four per MoE layer (dispatch and combine, forward and backward) make "
+        f"{units.seconds(per_layer)} per layer and {units.seconds(per_step)} per step over "
+        f"{count} all-to-alls. "
+        + (
+            f"With imbalance {imbalance:g} above capacity {c:g}, {buffer.dropped_pct:.3g}% of "
+            f"the busiest expert's tokens are dropped."
+            if buffer.dropped_pct > 0
+            else "No tokens are dropped."
+        )
+        + (" Padding to capacity costs bytes even when routing is balanced." if c > 1 else "")
     )

@@ -11,6 +11,8 @@ pipeline (Megatron's default), so a group stays inside a node when its span fits
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
 from ..errors import CostError
 from ..model import cost
@@ -40,6 +42,14 @@ FIELDS = (
     *inter_link_fields(),
     *intra_link_fields(),
 )
+COLUMNS = [
+    ("dimension", TEXT),
+    ("link", TEXT),
+    ("collectives", COUNT),
+    ("bytes per GPU", BYTES),
+    ("latency", TIME),
+    ("bandwidth", TIME),
+]
 
 
 def _link(values: dict, span: int) -> tuple[str, dict]:
@@ -64,120 +74,50 @@ def _link(values: dict, span: int) -> tuple[str, dict]:
 )
 def parallelism_3d(**values) -> Result:
     """Return per-dimension bytes, link class and time, and name the dominant one."""
-    tp, pp, dp, m = values["tp"], values["pp"], values["dp"], values["micro_batches"]
-    if values["layers"] % pp:
-        raise CostError(f"pp must divide layers: {values['layers']} layers over {pp} stages")
+    if values["layers"] % values["pp"]:
+        raise CostError(
+            f"pp must divide layers: {values['layers']} layers over {values['pp']} stages"
+        )
     activation = values["micro_batch"] * values["seq"] * values["hidden"] * values["dtype_bytes"]
     within_one_message(activation, "an activation, micro_batch × seq × hidden × dtype_bytes")
-    layers_per_stage = values["layers"] // pp
-    dims = []
-
-    tp_link, tp_kw = _link(values, tp)
-    tp_count = 4 * layers_per_stage * m if tp > 1 else 0
-    one_tp = cost("allreduce", "ring", ranks=tp, message_bytes=activation, **tp_kw)
-    dims.append(
-        (
-            "tensor",
-            tp_link,
-            tp_count,
-            tp_count * max(one_tp.bytes_per_rank),
-            tp_count * one_tp.latency_s,
-            tp_count * one_tp.bandwidth_s,
-            f"4·(L/pp)·m = 4·{layers_per_stage}·{m} allreduces of b·s·h·bytes = "
-            f"{units.size(activation)} over {tp} GPUs",
-        )
-    )
-
-    pp_link, pp_kw = _link(values, tp * dp * pp)
-    pp_count = 2 * m if pp > 1 else 0
-    hop = cost("sendrecv", "pipeline", ranks=2, message_bytes=activation, segments=1, **pp_kw)
-    dims.append(
-        (
-            "pipeline",
-            pp_link,
-            pp_count,
-            pp_count * activation,
-            pp_count * hop.latency_s,
-            pp_count * hop.bandwidth_s,
-            f"2·m = {pp_count} sends of {units.size(activation)} (activations forward, "
-            "gradients back)",
-        )
-    )
-
-    dp_link, dp_kw = _link(values, tp * dp)
-    grad_bytes = values["params"] / (tp * pp) * values["dtype_bytes"]
-    within_one_message(grad_bytes, "a GPU's gradients, params ÷ (tp × pp) × dtype_bytes")
-    dp_count = 1 if dp > 1 else 0
-    one_dp = cost("allreduce", "ring", ranks=dp, message_bytes=grad_bytes, **dp_kw)
-    dims.append(
-        (
-            "data",
-            dp_link,
-            dp_count,
-            dp_count * max(one_dp.bytes_per_rank),
-            dp_count * one_dp.latency_s,
-            dp_count * one_dp.bandwidth_s,
-            f"1 allreduce of Ψ/(tp·pp)·bytes = {units.size(grad_bytes)} over {dp} GPUs",
-        )
-    )
-
-    by_time = max(dims, key=lambda d: d[4] + d[5])
-    by_bytes = max(dims, key=lambda d: d[3])
-    parts = "; ".join(
-        f"{name} {units.size(sent)} over {link} ({units.seconds(lat + bw)})"
-        for name, link, _n, sent, lat, bw, _how in dims
-    )
-    sentence = (
-        f"Per GPU per step: {parts}. {by_time[0].capitalize()} parallelism dominates the time"
-        + (f", while {by_bytes[0]} moves the most bytes" if by_bytes is not by_time else "")
-        + ". Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
-        "data-parallel gradient allreduce, which is why TP stays inside a node "
-        "(Shoeybi et al., Megatron-LM, 2019)."
-    )
-    total_gpus = tp * pp * dp
+    dims = [_tensor(values, activation), _pipeline(values, activation), _data(values)]
+    by_time = max(dims, key=lambda d: d.time_s)
     return Result(
         calculator="parallelism_3d",
         inputs=values,
         outputs=(
-            Output("dominant", "Dominant dimension (time)", by_time[0], TEXT),
-            Output("tensor_bytes", "Tensor-parallel bytes per GPU", dims[0][3], BYTES),
-            Output("pipeline_bytes", "Pipeline bytes per GPU", dims[1][3], BYTES),
-            Output("data_bytes", "Data-parallel bytes per GPU", dims[2][3], BYTES),
+            Output("dominant", "Dominant dimension (time)", by_time.name, TEXT),
+            Output("tensor_bytes", "Tensor-parallel bytes per GPU", dims[0].sent, BYTES),
+            Output("pipeline_bytes", "Pipeline bytes per GPU", dims[1].sent, BYTES),
+            Output("data_bytes", "Data-parallel bytes per GPU", dims[2].sent, BYTES),
             Output(
                 "comm_s",
                 "Communication time per step (serial)",
-                sum(d[4] + d[5] for d in dims),
+                sum(d.time_s for d in dims),
                 TIME,
             ),
-            Output("gpus", "GPUs", total_gpus, COUNT),
+            Output("gpus", "GPUs", values["tp"] * values["pp"] * values["dp"], COUNT),
         ),
         formula=(
             "TP: 4·(L/pp)·m · 2(tp−1)/tp · b·s·h·bytes; PP: 2·m · b·s·h·bytes; "
             "DP: 2(dp−1)/dp · Ψ/(tp·pp)·bytes"
         ),
-        substituted="; ".join(f"{d[0]}: {d[6]}" for d in dims),
-        interpretation=sentence,
-        table=table(
-            [
-                ("dimension", TEXT),
-                ("link", TEXT),
-                ("collectives", COUNT),
-                ("bytes per GPU", BYTES),
-                ("latency", TIME),
-                ("bandwidth", TIME),
-            ],
-            [list(d[:6]) for d in dims],
-        ),
+        substituted="; ".join(f"{d.name}: {d.how}" for d in dims),
+        interpretation=_sentence(dims, by_time),
+        table=table(COLUMNS, [d.row() for d in dims]),
         charts=(
             stacked_chart(
                 "Time per step by dimension",
-                [d[0] for d in dims],
-                {"latency": [d[4] for d in dims], "bandwidth": [d[5] for d in dims]},
+                [d.name for d in dims],
+                {
+                    "latency": [d.latency_s for d in dims],
+                    "bandwidth": [d.bandwidth_s for d in dims],
+                },
             ),
             stacked_chart(
                 "Bytes per GPU per step by dimension",
-                [d[0] for d in dims],
-                {"bytes": [d[3] for d in dims]},
+                [d.name for d in dims],
+                {"bytes": [d.sent for d in dims]},
                 y=BYTES,
             ),
         ),
@@ -186,4 +126,88 @@ def parallelism_3d(**values) -> Result:
             "other micro-batches' compute. Sequence parallelism replaces TP's allreduces with "
             "allgather + reduce-scatter of the same total volume.",
         ),
+    )
+
+
+class Dimension(NamedTuple):
+    """What one parallel dimension moves per GPU per step, and on which link."""
+
+    name: str
+    link: str  # "intra-node" or "inter-node"
+    count: int  # collectives per step
+    sent: float  # bytes per GPU
+    latency_s: float
+    bandwidth_s: float
+    how: str  # the count and size, with the numbers in
+
+    @property
+    def time_s(self) -> float:
+        """Latency plus bandwidth time, per GPU per step."""
+        return self.latency_s + self.bandwidth_s
+
+    def row(self) -> list:
+        """Return the table row: every field but `how`."""
+        return list(self[:6])
+
+
+def _allreduces(
+    name: str, values: dict, group: int, span: int, count: int, size: float, how: str
+) -> Dimension:
+    """Return a dimension of `count` ring allreduces of `size` bytes over `group` GPUs whose
+    ranks span `span` consecutive ranks (which decides the link)."""
+    link, link_kw = _link(values, span)
+    one = cost("allreduce", "ring", ranks=group, message_bytes=size, **link_kw)
+    sent = count * max(one.bytes_per_rank)
+    return Dimension(name, link, count, sent, count * one.latency_s, count * one.bandwidth_s, how)
+
+
+def _tensor(values: dict, activation: float) -> Dimension:
+    """Tensor parallelism: 4 allreduces of an activation per layer per micro-batch."""
+    tp, m = values["tp"], values["micro_batches"]
+    layers_per_stage = values["layers"] // values["pp"]
+    count = 4 * layers_per_stage * m if tp > 1 else 0
+    how = (
+        f"4·(L/pp)·m = 4·{layers_per_stage}·{m} allreduces of b·s·h·bytes = "
+        f"{units.size(activation)} over {tp} GPUs"
+    )
+    return _allreduces("tensor", values, tp, tp, count, activation, how)
+
+
+def _pipeline(values: dict, activation: float) -> Dimension:
+    """Pipeline parallelism: each micro-batch's activations forward and gradients back."""
+    link, link_kw = _link(values, values["tp"] * values["dp"] * values["pp"])
+    count = 2 * values["micro_batches"] if values["pp"] > 1 else 0
+    hop = cost("sendrecv", "pipeline", ranks=2, message_bytes=activation, segments=1, **link_kw)
+    return Dimension(
+        "pipeline",
+        link,
+        count,
+        count * activation,
+        count * hop.latency_s,
+        count * hop.bandwidth_s,
+        f"2·m = {count} sends of {units.size(activation)} (activations forward, gradients back)",
+    )
+
+
+def _data(values: dict) -> Dimension:
+    """Data parallelism: one allreduce of the GPU's shard of the gradients."""
+    tp, pp, dp = values["tp"], values["pp"], values["dp"]
+    grad_bytes = values["params"] / (tp * pp) * values["dtype_bytes"]
+    within_one_message(grad_bytes, "a GPU's gradients, params ÷ (tp × pp) × dtype_bytes")
+    how = f"1 allreduce of Ψ/(tp·pp)·bytes = {units.size(grad_bytes)} over {dp} GPUs"
+    return _allreduces("data", values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
+
+
+def _sentence(dims: list[Dimension], by_time: Dimension) -> str:
+    """Say what each dimension sends, which dominates the time and which the bytes."""
+    by_bytes = max(dims, key=lambda d: d.sent)
+    parts = "; ".join(
+        f"{d.name} {units.size(d.sent)} over {d.link} ({units.seconds(d.time_s)})" for d in dims
+    )
+    return (
+        f"Per GPU per step: {parts}. {by_time.name.capitalize()} parallelism dominates the time"
+        + (f", while {by_bytes.name} moves the most bytes" if by_bytes is not by_time else "")
+        + ". Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
+        "data-parallel gradient allreduce, which is why TP stays inside a node "
+        "(Shoeybi et al., Megatron-LM, 2019)."
     )

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .. import units
-from ..errors import CostError
 from .fields import Field, fill_presets, validate
 from .result import Result
 
@@ -86,10 +85,3 @@ def calculator(
         return validated
 
     return wrap
-
-
-def get(name: str) -> Calculator:
-    """Return calculator `name`, or raise CostError listing the calculators."""
-    if name not in CALCULATORS:
-        raise CostError(f"calculator must be one of {', '.join(CALCULATORS)}; got {name!r}")
-    return CALCULATORS[name]

@@ -12,9 +12,11 @@ Cross-node volume goes from 3M to 0.75M. Bytes and times below use the exact rin
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import units
 from ..errors import CostError
-from ..model import cost
+from ..model import Cost, cost
 from ..nccl_tests import MAX_RANKS
 from .fields import (
     BOOL,
@@ -48,18 +50,67 @@ FIELDS = (
     *inter_link_fields(),
     *intra_link_fields(),
 )
+PRETTY = {"qwz": "qwZ", "hpz": "hpZ", "qgz": "qgZ"}
+COLUMNS = [
+    ("collective", TEXT),
+    ("kind", TEXT),
+    ("link", TEXT),
+    ("paper volume (× M)", RATIO),
+    ("bytes per GPU", BYTES),
+    ("time", TIME),
+]
+NOTES = (
+    "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
+    "its cross-node volume is 0.25M (Wang et al., ZeRO++, 2023).",
+    "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
+    "inter-node link, pairwise all-to-all for qgZ.",
+)
 
 
-def plan(stage: int, qwz: bool, hpz: bool, qgz: bool) -> list[tuple[str, str, float, str, float]]:
-    """Return (what, collective, message in units of M, link, paper volume in M) per step."""
+class Step(NamedTuple):
+    """One collective of a training step, as the ZeRO papers count it."""
+
+    what: str
+    collective: str
+    size_m: float  # the message, in units of M
+    link: str  # "inter" (cross-node, all data-parallel GPUs) or "intra" (one node's GPUs)
+    paper_m: float  # the papers' cross-node volume, in units of M
+
+
+class Priced(NamedTuple):
+    """A step of the plan with its cost."""
+
+    step: Step
+    cost: Cost
+
+    @property
+    def sent(self) -> float:
+        """Bytes the busiest GPU sends."""
+        return max(self.cost.bytes_per_rank)
+
+    def row(self) -> list:
+        """Return the table row: what, which collective, link, paper volume, bytes, time."""
+        link = "intra-node" if self.step.link == "intra" else "cross-node"
+        return [
+            self.step.what,
+            self.cost.collective,
+            link,
+            self.step.paper_m,
+            self.sent,
+            self.cost.time_s,
+        ]
+
+
+def plan(stage: int, qwz: bool, hpz: bool, qgz: bool) -> list[Step]:
+    """Return the collectives of one training step under this configuration."""
     if stage == 0:
-        return [("gradient allreduce", "allreduce", 1.0, "inter", 2.0)]
+        return [Step("gradient allreduce", "allreduce", 1.0, "inter", 2.0)]
     if stage in (1, 2):
         return [
-            ("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0),
-            ("parameter allgather", "allgather", 1.0, "inter", 1.0),
+            Step("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0),
+            Step("parameter allgather", "allgather", 1.0, "inter", 1.0),
         ]
-    forward = (
+    forward = Step(
         "forward parameter allgather" + (" (INT8, qwZ)" if qwz else ""),
         "allgather",
         0.5 if qwz else 1.0,
@@ -67,49 +118,50 @@ def plan(stage: int, qwz: bool, hpz: bool, qgz: bool) -> list[tuple[str, str, fl
         0.5 if qwz else 1.0,
     )
     if hpz:
-        backward = ("backward allgather inside the node (hpZ)", "allgather", 1.0, "intra", 0.0)
+        backward = Step("backward allgather inside the node (hpZ)", "allgather", 1.0, "intra", 0.0)
     else:
-        backward = ("backward parameter allgather", "allgather", 1.0, "inter", 1.0)
+        backward = Step("backward parameter allgather", "allgather", 1.0, "inter", 1.0)
     if qgz:
-        gradients = ("gradient all-to-all (INT4, qgZ)", "all_to_all", 0.25, "inter", 0.25)
+        gradients = Step("gradient all-to-all (INT4, qgZ)", "all_to_all", 0.25, "inter", 0.25)
     else:
-        gradients = ("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0)
+        gradients = Step("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0)
     return [forward, backward, gradients]
 
 
-def _costs(values: dict, steps: list) -> list:
+# The configurations every answer compares, in the chart's order.
+CONFIGS = (
+    ("ZeRO-0 (DDP)", plan(0, False, False, False)),
+    ("ZeRO-1/2", plan(2, False, False, False)),
+    ("ZeRO-3", plan(3, False, False, False)),
+    ("ZeRO++ (qwZ+hpZ+qgZ)", plan(3, True, True, True)),
+)
+
+
+def _costs(values: dict, steps: list[Step]) -> list[Priced]:
     """Cost every collective of the plan on its link (intra-node ones over one node's GPUs)."""
     model_bytes = values["params"] * values["param_bytes"]
     out = []
-    for what, collective, units_m, link, paper in steps:
-        algorithm = "pairwise" if collective == "all_to_all" else "ring"
-        if link == "intra":
-            c = cost(
-                collective,
-                algorithm,
-                ranks=values["gpus_per_node"],
-                message_bytes=units_m * model_bytes,
-                latency_us=values["intra_latency_us"],
-                bandwidth_gbs=values["intra_bandwidth_gbs"],
-            )
-        else:
-            c = cost(
-                collective,
-                algorithm,
-                ranks=values["ranks"],
-                message_bytes=units_m * model_bytes,
-                latency_us=values["latency_us"],
-                bandwidth_gbs=values["bandwidth_gbs"],
-            )
-        out.append((what, collective, link, paper, c))
+    for step in steps:
+        algorithm = "pairwise" if step.collective == "all_to_all" else "ring"
+        intra = step.link == "intra"
+        prefix = "intra_" if intra else ""
+        c = cost(
+            step.collective,
+            algorithm,
+            ranks=values["gpus_per_node"] if intra else values["ranks"],
+            message_bytes=step.size_m * model_bytes,
+            latency_us=values[prefix + "latency_us"],
+            bandwidth_gbs=values[prefix + "bandwidth_gbs"],
+        )
+        out.append(Priced(step, c))
     return out
 
 
-def _totals(costs: list) -> tuple[float, float, float]:
+def _totals(costs: list[Priced]) -> tuple[float, float, float]:
     """Return (cross-node bytes, intra-node bytes, time) per GPU."""
-    cross = sum(max(c.bytes_per_rank) for _w, _k, link, _p, c in costs if link == "inter")
-    intra = sum(max(c.bytes_per_rank) for _w, _k, link, _p, c in costs if link == "intra")
-    return cross, intra, sum(c.time_s for *_, c in costs)
+    cross = sum(p.sent for p in costs if p.step.link == "inter")
+    intra = sum(p.sent for p in costs if p.step.link == "intra")
+    return cross, intra, sum(p.cost.time_s for p in costs)
 
 
 def _why(stage: int) -> str:
@@ -139,47 +191,13 @@ def zero(**values) -> Result:
     """Return each collective of one training step under the chosen ZeRO configuration."""
     stage = values["stage"]
     flags = [name for name in ("qwz", "hpz", "qgz") if values[name]]
-    if flags and stage != 3:
-        raise CostError(f"{flags[0]} (ZeRO++) applies to stage 3 only; got stage {stage}")
-    if values["ranks"] % values["gpus_per_node"]:
-        raise CostError(
-            f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
-            f"{values['gpus_per_node']}"
-        )
-    within_one_message(values["params"] * values["param_bytes"], "the model, params × param_bytes")
+    _check(values, flags)
     chosen = _costs(values, plan(stage, values["qwz"], values["hpz"], values["qgz"]))
     cross, intra, time_s = _totals(chosen)
-    paper = sum(p for _w, _c, _l, p, _cost in chosen)
-    model_bytes = values["params"] * values["param_bytes"]
-
-    configs = [
-        ("ZeRO-0 (DDP)", plan(0, False, False, False)),
-        ("ZeRO-1/2", plan(2, False, False, False)),
-        ("ZeRO-3", plan(3, False, False, False)),
-        ("ZeRO++ (qwZ+hpZ+qgZ)", plan(3, True, True, True)),
-    ]
-    compared = [(name, _totals(_costs(values, steps))) for name, steps in configs]
-    pretty = {"qwz": "qwZ", "hpz": "hpZ", "qgz": "qgZ"}
-    label = f"ZeRO-{stage}" + (f" + {', '.join(pretty[f] for f in flags)}" if flags else "")
+    paper = sum(p.step.paper_m for p in chosen)
+    compared = [(name, _totals(_costs(values, steps))) for name, steps in CONFIGS]
     baseline_cross = _totals(_costs(values, plan(0, False, False, False)))[0]
-    sentence = (
-        f"{label} moves {paper:g}M across nodes per GPU per step in the papers' count "
-        f"(M = {units.size(model_bytes)}): {units.size(cross)} cross-node"
-        + (f" and {units.size(intra)} inside the node" if intra else "")
-        + f", {cross / baseline_cross:.3g}× plain data parallelism's cross-node bytes. "
-        + _why(stage)
-    )
-    rows = [
-        [
-            w,
-            c.collective,
-            "intra-node" if link == "intra" else "cross-node",
-            p,
-            max(c.bytes_per_rank),
-            c.time_s,
-        ]
-        for w, _col, link, p, c in chosen
-    ]
+    label = f"ZeRO-{stage}" + (f" + {', '.join(PRETTY[f] for f in flags)}" if flags else "")
     return Result(
         calculator="zero",
         inputs=values,
@@ -192,22 +210,17 @@ def zero(**values) -> Result:
             Output("vs_dp", "× DP's cross-node bytes", cross / baseline_cross, RATIO),
         ),
         formula="DP 2M; ZeRO-1/2 M + M; ZeRO-3 M + M + M; ZeRO++ 0.5M + 0 (intra-node) + 0.25M",
-        substituted=" + ".join(
-            f"{units.size(max(c.bytes_per_rank))} ({w})" for w, *_rest, c in chosen
-        )
+        substituted=" + ".join(f"{units.size(p.sent)} ({p.step.what})" for p in chosen)
         + f" = {units.size(cross + intra)}",
-        interpretation=sentence,
-        table=table(
-            [
-                ("collective", TEXT),
-                ("kind", TEXT),
-                ("link", TEXT),
-                ("paper volume (× M)", RATIO),
-                ("bytes per GPU", BYTES),
-                ("time", TIME),
-            ],
-            rows,
+        interpretation=(
+            f"{label} moves {paper:g}M across nodes per GPU per step in the papers' count "
+            f"(M = {units.size(values['params'] * values['param_bytes'])}): "
+            f"{units.size(cross)} cross-node"
+            + (f" and {units.size(intra)} inside the node" if intra else "")
+            + f", {cross / baseline_cross:.3g}× plain data parallelism's cross-node bytes. "
+            + _why(stage)
         ),
+        table=table(COLUMNS, [p.row() for p in chosen]),
         charts=(
             stacked_chart(
                 "Bytes per GPU per step",
@@ -219,10 +232,17 @@ def zero(**values) -> Result:
                 y=BYTES,
             ),
         ),
-        notes=(
-            "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
-            "its cross-node volume is 0.25M (Wang et al., ZeRO++, 2023).",
-            "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
-            "inter-node link, pairwise all-to-all for qgZ.",
-        ),
+        notes=NOTES,
     )
+
+
+def _check(values: dict, flags: list[str]) -> None:
+    """Refuse ZeRO++ below stage 3, nodes that do not divide the GPUs, and too big a model."""
+    if flags and values["stage"] != 3:
+        raise CostError(f"{flags[0]} (ZeRO++) applies to stage 3 only; got stage {values['stage']}")
+    if values["ranks"] % values["gpus_per_node"]:
+        raise CostError(
+            f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
+            f"{values['gpus_per_node']}"
+        )
+    within_one_message(values["params"] * values["param_bytes"], "the model, params × param_bytes")
