@@ -17,7 +17,7 @@ and, by kind:
 
     single, multiple: options: [{text, correct, why}]   (single: exactly one correct)
     numeric:   parameters, answer {function, args, result}, divide_by?, unit, tolerance?
-               (see app/quiz/generators.py and docs/quiz.md)
+               (see app/quiz/generators/ and docs/quiz.md)
     predict:   predict: {ask, cases: [{collective, algorithm, ranks, root?, ranks_per_node?}]}
     order:     items: [...]  in the right order
     match:     pairs: [{left, right, why?}], distractors?: [extra right-hand items]

@@ -100,6 +100,8 @@ def test_malformed_long_polling_posts_log_no_traceback(server, caplog):
             response = conn.getresponse()
             response.read()
             assert response.status < 500
+        conn.request("POST", url, body=b"1")  # close, as a client leaving does (if still open)
+        conn.getresponse().read()
     conn.close()
     check_quiet(caplog, "400 malformed polling packets")
 
