@@ -47,6 +47,10 @@ class Limits:
 ENGINE = Limits()
 
 
+class Text(str):
+    """A value as a link or a lesson wrote it: a refusal quotes it whole, as written."""
+
+
 def check(values: Mapping[str, object], limits: Limits = ENGINE) -> dict:
     """Validate simulate's parameters against the catalog and `limits`; return them normalised.
 
@@ -75,20 +79,21 @@ def from_text(values: Mapping[str, str]) -> dict:
     """Read parameters written as text (a URL query, a lesson directive) for `check`.
 
     Blank values count as absent; integers are read only when written as plain digits, so that
-    `check` names anything else ("ranks must be an integer in 2..64; got "8x"").
+    `check` names anything else, quoted as written ("ranks must be an integer in 2..64; got
+    '8x'").
     """
     out: dict = {}
     for name in FIELDS:
         text = values.get(name)
         if text is None or text == "":
             continue
-        out[name] = read_integer(text) if name in INTEGERS else text
+        out[name] = read_integer(text) if name in INTEGERS else Text(text)
     return out
 
 
 def read_integer(text: str) -> int | str:
-    """Return `text` as an int when it is written as plain digits, else as it is."""
-    return int(text) if INTEGER_TEXT.fullmatch(text) else text
+    """Return `text` as an int when it is written as plain digits, else as Text."""
+    return int(text) if INTEGER_TEXT.fullmatch(text) else Text(text)
 
 
 def max_elements(collective: str, ranks: int, max_cells: int) -> int:
@@ -105,7 +110,10 @@ def node_split_problem(ranks: int, ranks_per_node: int) -> str:
 
 
 def shown(value: object) -> str:
-    """Show `value` as a client wrote it (JSON), shortened for an error message."""
+    """Show `value` as a client wrote it: Text whole, as written; anything else as JSON,
+    shortened for an error message (a JSON body may be large)."""
+    if isinstance(value, Text):
+        return repr(str(value))
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
@@ -124,7 +132,7 @@ def _choice(values: Mapping, name: str, allowed: list[str], context: str = "", d
         raise CollectiveError(
             f"{name} must be one of {', '.join(allowed)}{context}; got {shown(value)}"
         )
-    return value
+    return str(value)
 
 
 def integer(

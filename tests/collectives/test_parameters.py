@@ -157,9 +157,11 @@ def test_from_text_reads_plain_digits_only_and_skips_blanks():
         "elements": "8x",
         "op": "max",
     }
-    assert refusal({**RING8, **from_text({"elements": "8x"})}).startswith(
-        "elements must be an integer in 1..33554432 for allreduce on 8 ranks"
-    )
+    # Text is quoted whole, as written: a page shows back what its link said.
+    long = '"><script>window.__pwned=1</script>'
+    assert refusal({**RING8, **from_text({"elements": long})}).endswith(f"got {long!r}")
+    assert refusal({**RING8, **from_text({"op": "mean"})}).endswith("got 'mean'")
+    assert type(check({**RING8, **from_text({"op": "max"})})["op"]) is str
 
 
 def test_chunks_are_lettered_then_numbered():
