@@ -21,23 +21,43 @@ from . import (  # noqa: F401
     sendrecv,
     trees,
 )
-from .engine import MAX_RANKS, catalog, simulate
+from .engine import catalog, simulate
 from .errors import CollectiveError
 from .layouts import COLLECTIVES, buffer_length, message_bytes
 from .ops import OPS
-from .trace import Step, Trace, Transfer, ranks_in
+from .parameters import (
+    FIELDS,
+    MAX_RANKS,
+    Limits,
+    check,
+    from_text,
+    integer,
+    max_elements,
+    node_split_problem,
+    read_integer,
+)
+from .trace import Step, Trace, Transfer, chunk_label, ranks_in
 
 __all__ = [
     "COLLECTIVES",
+    "FIELDS",
     "MAX_RANKS",
     "OPS",
     "CollectiveError",
+    "Limits",
     "Step",
     "Trace",
     "Transfer",
     "buffer_length",
     "catalog",
+    "check",
+    "chunk_label",
+    "from_text",
+    "integer",
+    "max_elements",
     "message_bytes",
+    "node_split_problem",
     "ranks_in",
+    "read_integer",
     "simulate",
 ]

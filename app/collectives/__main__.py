@@ -12,18 +12,12 @@ several chunks is several transfers in the trace). Exit status: 0 verified, 1 no
 from __future__ import annotations
 
 import argparse
-import string
 import sys
 from collections.abc import Sequence
 
-from . import OPS, CollectiveError, Trace, catalog, simulate
+from . import OPS, CollectiveError, Trace, catalog, chunk_label, simulate
 
 ARROW = "→"
-
-
-def chunk_label(chunk: int, chunk_count: int) -> str:
-    """Name a chunk A, B, C, … when there are at most 26 chunks, else by its number."""
-    return string.ascii_uppercase[chunk] if chunk_count <= 26 else str(chunk)
 
 
 def step_rows(trace: Trace) -> list[list[str]]:
@@ -34,7 +28,7 @@ def step_rows(trace: Trace) -> list[list[str]]:
         for t in step.transfers:
             messages.setdefault((t.src, t.dst, t.op), []).append(t)
         for i, ((src, dst, op), transfers) in enumerate(messages.items()):
-            labels = " ".join(chunk_label(t.chunk, trace.chunk_count) for t in transfers)
+            labels = " ".join(chunk_label(t.chunk) for t in transfers)
             first = i == 0  # step and phase once per step keeps the table readable
             rows.append(
                 [
@@ -90,8 +84,7 @@ def render(trace: Trace) -> str:
 
 def render_catalog() -> str:
     """Render the catalog: one line per (collective, algorithm) with its description."""
-    entries = sorted(catalog(), key=lambda e: e["collective"])  # stable: algorithms keep order
-    rows = [[e["collective"], e["algorithm"], e["description"]] for e in entries]
+    rows = [[e["collective"], e["algorithm"], e["description"]] for e in catalog()]
     return format_table(["collective", "algorithm", "description"], rows, numeric=set())
 
 

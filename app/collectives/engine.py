@@ -1,8 +1,6 @@
-"""`simulate` and `catalog`: validate parameters, run one algorithm on real buffers, check it."""
+"""`simulate` and `catalog`: run one algorithm on real buffers and verify it; say what runs."""
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 
@@ -10,58 +8,53 @@ from . import layouts
 from .errors import CollectiveError
 from .layouts import COLLECTIVES, full_mask
 from .machine import Machine
-from .ops import OPS, finalize
-from .registry import REGISTRY
+from .ops import finalize
+from .parameters import ENGINE, MAX_BUFFER_CELLS, MAX_RANKS, Limits, check
+from .registry import REGISTRY, Algorithm, algorithms
 from .trace import Trace
 
-MAX_RANKS = 256
-MAX_BUFFER_CELLS = 1 << 28  # ranks x working-buffer length: 1 GiB of float32
+
+def catalog(limits: Limits = ENGINE) -> list[dict]:
+    """List every (collective, algorithm), in catalog order, with all a caller needs to know.
+
+    Besides the description, each entry says what `check` enforces: the rank range (`limits`,
+    the engine's own unless a caller passes tighter ones), whether elements must be a multiple
+    of ranks, and whether ranks_per_node is needed; and what the collective is: whether it
+    reduces (uses `op`), uses a root, keeps a block per rank (its working buffer is ranks x
+    elements long) and leaves an output on the root only.
+    """
+    return [_entry(algo, limits) for algo in algorithms()]
 
 
-def catalog() -> list[dict]:
-    """List every (collective, algorithm) with its description and constraints."""
-    out = []
-    for (collective, name), algo in REGISTRY.items():
-        c = COLLECTIVES[collective]
-        constraints = {"ranks": f"1..{MAX_RANKS}", "elements": ">= 1"}
-        if c.needs_divisible:
-            constraints["elements"] = "a positive multiple of ranks"
-        if algo.needs_ranks_per_node:
-            constraints["ranks_per_node"] = "required; must divide ranks"
-        out.append(
-            {
-                "collective": collective,
-                "algorithm": name,
-                "description": algo.description,
-                "summary": c.summary,
-                "title": c.title,
-                "reduces": c.reduces,
-                "uses_root": c.uses_root,
-                "needs_ranks_per_node": algo.needs_ranks_per_node,
-                "single_port": algo.single_port,
-                "ports_note": algo.ports_note,
-                "constraints": constraints,
-            }
-        )
-    return out
-
-
-def _integer(name: str, value, low: int, high: int | None = None) -> int:
-    """Check that `value` is an integer in [low, high] and return it."""
-    allowed = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise CollectiveError(f"{name} must be {allowed}, got {value!r}")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        raise CollectiveError(f"{name} must be {allowed}, got {value}")
-    return value
-
-
-def _choose(name: str, value, allowed) -> str:
-    allowed = list(allowed)
-    if value not in allowed:
-        raise CollectiveError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    return value
+def _entry(algo: Algorithm, limits: Limits) -> dict:
+    """Describe one catalog entry (see `catalog`)."""
+    c = COLLECTIVES[algo.collective]
+    low, high = limits.min_ranks, min(limits.max_ranks, MAX_RANKS)
+    constraints = {"ranks": f"{low}..{high}", "elements": ">= 1"}
+    if c.needs_divisible:
+        constraints["elements"] = "a positive multiple of ranks"
+    if algo.needs_ranks_per_node:
+        constraints["ranks_per_node"] = "required; must divide ranks"
+    return {
+        "collective": algo.collective,
+        "algorithm": algo.name,
+        "description": algo.description,
+        "summary": c.summary,
+        "title": c.title,
+        "reduces": c.reduces,
+        "uses_root": c.uses_root,
+        "needs_ranks_per_node": algo.needs_ranks_per_node,
+        "single_port": algo.single_port,
+        "ports_note": algo.ports_note,
+        "constraints": constraints,
+        "min_ranks": low,
+        "max_ranks": high,
+        "max_cells": min(limits.max_cells, MAX_BUFFER_CELLS),
+        "power_of_two": algo.power_of_two,
+        "divisible": c.needs_divisible,
+        "block_per_rank": c.block_per_rank,
+        "root_only_output": c.root_only_output,
+    }
 
 
 def _inputs(inputs, ranks: int, elements: int, seed: int) -> np.ndarray:
@@ -98,61 +91,34 @@ def simulate(
     inputs=None,
 ) -> Trace:
     """Run `collective` with `algorithm` step by step on real numpy buffers and verify it."""
-    collective = _choose("collective", collective, COLLECTIVES)
-    names = [name for (c, name) in REGISTRY if c == collective]
-    algorithm = _choose(f"algorithm for {collective}", algorithm, names)
-    algo = REGISTRY[(collective, algorithm)]
-    spec = COLLECTIVES[collective]
-    ranks = _integer("ranks", ranks, 1, MAX_RANKS)
-    elements = _integer("elements", elements, 1)
-    op = _choose("op", op, OPS)
-    root = _integer("root", root, 0, ranks - 1)
-    seed = _integer("seed", seed, 0)
-    if spec.needs_divisible and elements % ranks:
-        raise CollectiveError(
-            f"elements must be a multiple of ranks for {collective} "
-            f"(equal blocks, as MPI and torch.distributed require); "
-            f"got {elements} for {ranks} ranks"
-        )
-    if algo.needs_ranks_per_node:
-        if ranks_per_node is None:
-            raise CollectiveError(f"ranks_per_node is required for {collective}/{algorithm}")
-        ranks_per_node = _integer("ranks_per_node", ranks_per_node, 1, ranks)
-        if ranks % ranks_per_node:
-            raise CollectiveError(
-                f"ranks_per_node must divide ranks: {ranks} ranks cannot be split into nodes "
-                f"of {ranks_per_node}"
-            )
-    else:
-        ranks_per_node = None
-    cells = ranks * layouts.buffer_length(collective, ranks, elements)
-    if cells > MAX_BUFFER_CELLS:
-        raise CollectiveError(
-            f"ranks x elements is too large for {collective}: the working buffers would hold "
-            f"{cells} values, the limit is {MAX_BUFFER_CELLS}"
-        )
-    data = _inputs(inputs, ranks, elements, seed)
-
-    parts = max(1, algo.parts(ranks, elements))
-    layout = layouts.layout_for(collective, data, root=root, parts=parts)
+    p = check(
+        {
+            "collective": collective,
+            "algorithm": algorithm,
+            "ranks": ranks,
+            "elements": elements,
+            "op": op,
+            "root": root,
+            "ranks_per_node": ranks_per_node,
+            "seed": seed,
+        }
+    )
+    algo = REGISTRY[(p["collective"], p["algorithm"])]
+    data = _inputs(inputs, p["ranks"], p["elements"], p.pop("seed"))
+    parts = max(1, algo.parts(p["ranks"], p["elements"]))
+    layout = layouts.layout_for(algo.collective, data, root=p["root"], parts=parts)
     machine = Machine(
         buffers=layout.buffers,
         chunks=layout.chunks,
         holdings=layout.holdings,
-        op=op,
-        root=root,
-        ranks_per_node=ranks_per_node,
+        op=p["op"],
+        root=p["root"],
+        ranks_per_node=p["ranks_per_node"],
     )
     algo.run(machine)
 
     trace = Trace(
-        collective=collective,
-        algorithm=algorithm,
-        ranks=ranks,
-        elements=elements,
-        op=op,
-        root=root,
-        ranks_per_node=ranks_per_node,
+        **p,  # collective, algorithm, ranks, elements, op, root, ranks_per_node
         dtype=str(data.dtype),
         itemsize=data.dtype.itemsize,
         chunks=layout.chunks,
@@ -166,7 +132,7 @@ def simulate(
         bytes_sent=machine.bytes_sent,
         final_holdings=machine.holdings,
     )
-    _check(trace, machine, layout, spec)
+    _verify(trace, machine, layout, COLLECTIVES[algo.collective])
     return trace
 
 
@@ -188,7 +154,7 @@ def _float_gap(got: np.ndarray, want: np.ndarray, ranks: int) -> tuple[float, bo
     return float(finite.max(initial=0.0)), bool(within.all())
 
 
-def _check(trace: Trace, machine: Machine, layout: layouts.Layout, spec) -> None:
+def _verify(trace: Trace, machine: Machine, layout: layouts.Layout, spec) -> None:
     """Fill outputs and expected, and verify values and holdings against numpy."""
     ranks, collective = trace.ranks, trace.collective
     expected = layouts.expected(collective, trace.inputs, op=trace.op, root=trace.root)

@@ -41,81 +41,84 @@ class Layout:
 
 @dataclass(frozen=True)
 class Collective:
-    """A collective's semantics: whether it reduces, uses a root, and how its data is laid out."""
+    """A collective's semantics: what it computes, who takes part, and how its data is laid out."""
 
     name: str
-    reduces: bool
-    uses_root: bool
-    needs_divisible: bool  # elements must be a multiple of ranks
-    summary: str
     title: str  # how people write it: "AllReduce", "All-to-All"
+    summary: str
+    reduces: bool = False  # combines values with `op`
+    uses_root: bool = False
+    needs_divisible: bool = False  # elements must be a multiple of ranks
+    # The working buffer holds one block of `elements` per rank, ranks x elements in all
+    # (docs/engine.md, "Chunks and holdings"); every other buffer is the input itself.
+    block_per_rank: bool = False
+    root_only_output: bool = False  # only the root has an output (MPI: reduce, gather)
 
 
+# The order of this table is the catalog's order of collectives (see registry.ALGORITHM_ORDER).
 COLLECTIVES: dict[str, Collective] = {
     c.name: c
     for c in (
         Collective(
             "allreduce",
-            True,
-            False,
-            False,
-            "every rank ends with the reduction of all inputs",
             "AllReduce",
+            "every rank ends with the reduction of all inputs",
+            reduces=True,
         ),
         Collective(
-            "reduce", True, True, False, "the root ends with the reduction of all inputs", "Reduce"
+            "reduce",
+            "Reduce",
+            "the root ends with the reduction of all inputs",
+            reduces=True,
+            uses_root=True,
+            root_only_output=True,
         ),
         Collective(
-            "broadcast", False, True, False, "every rank ends with the root's input", "Broadcast"
+            "broadcast", "Broadcast", "every rank ends with the root's input", uses_root=True
         ),
         Collective(
             "allgather",
-            False,
-            False,
-            False,
-            "every rank ends with all inputs, in rank order",
             "AllGather",
+            "every rank ends with all inputs, in rank order",
+            block_per_rank=True,
         ),
         Collective(
             "reduce_scatter",
-            True,
-            False,
-            True,
-            "rank i ends with block i of the reduction",
             "ReduceScatter",
+            "rank i ends with block i of the reduction",
+            reduces=True,
+            needs_divisible=True,
         ),
         Collective(
             "all_to_all",
-            False,
-            False,
-            True,
-            "block j of rank i goes to rank j, in source order",
             "All-to-All",
+            "block j of rank i goes to rank j, in source order",
+            needs_divisible=True,
+            block_per_rank=True,
         ),
         Collective(
-            "gather", False, True, False, "the root ends with all inputs, in rank order", "Gather"
+            "gather",
+            "Gather",
+            "the root ends with all inputs, in rank order",
+            uses_root=True,
+            block_per_rank=True,
+            root_only_output=True,
         ),
         Collective(
-            "scatter", False, True, True, "rank i ends with block i of the root's input", "Scatter"
+            "scatter",
+            "Scatter",
+            "rank i ends with block i of the root's input",
+            uses_root=True,
+            needs_divisible=True,
         ),
-        Collective(
-            "sendrecv",
-            False,
-            False,
-            False,
-            "stage k sends to stage k+1 along a pipeline",
-            "Send/Recv",
-        ),
+        Collective("sendrecv", "Send/Recv", "stage k sends to stage k+1 along a pipeline"),
     )
 }
 
 
-BLOCK_PER_RANK = frozenset({"allgather", "gather", "all_to_all"})
-
-
 def buffer_length(collective: str, ranks: int, elements: int) -> int:
     """Return the length of each rank's working buffer (see docs/engine.md)."""
-    return ranks * elements if collective in BLOCK_PER_RANK else elements
+    return ranks * elements if COLLECTIVES[collective].block_per_rank else elements
 
 
 def message_bytes(collective: str, ranks: int, elements: int, itemsize: int) -> int:
@@ -206,7 +209,7 @@ def _all_to_all(inputs: np.ndarray) -> Layout:
 
 def receives_output(collective: str, rank: int, *, root: int) -> bool:
     """Say whether `rank` has an output at all (MPI: only the root for reduce and gather)."""
-    if collective in ("reduce", "gather"):
+    if COLLECTIVES[collective].root_only_output:
         return rank == root
     if collective == "sendrecv":
         return rank != 0

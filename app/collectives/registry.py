@@ -5,7 +5,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .layouts import COLLECTIVES
 from .machine import Machine
+
+# The catalog's one order: collectives as `layouts.COLLECTIVES` lists them, then each
+# collective's algorithms in this order. Trees and rings come first, the textbook starting points,
+# and `direct` (the all-port baseline) last. The first algorithm of a collective is the lab's
+# default, and the cost model breaks ties between equally fast algorithms by this order.
+ALGORITHM_ORDER = (
+    "binomial_tree",
+    "ring",
+    "pipelined_ring",
+    "recursive_doubling",
+    "recursive_halving",
+    "rabenseifner",
+    "pairwise",
+    "bruck",
+    "binary_tree",
+    "double_binary_tree",
+    "hierarchical",
+    "scatter_allgather",
+    "reduce_broadcast",
+    "pipeline",
+    "direct",
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +47,7 @@ class Algorithm:
     single_port: bool = True
     ports_note: str = ""
     needs_ranks_per_node: bool = False
+    power_of_two: bool = False  # runs only on a power-of-two rank count
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -38,6 +62,7 @@ def algorithm(
     single_port: bool = True,
     ports_note: str = "",
     needs_ranks_per_node: bool = False,
+    power_of_two: bool = False,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -45,6 +70,7 @@ def algorithm(
         key = (collective, name)
         if key in REGISTRY:
             raise RuntimeError(f"{collective}/{name} registered twice")
+        catalog_order(key)  # an unplaced name fails at import, not in the catalog
         REGISTRY[key] = Algorithm(
             collective,
             name,
@@ -54,7 +80,21 @@ def algorithm(
             single_port,
             ports_note,
             needs_ranks_per_node,
+            power_of_two,
         )
         return run
 
     return register
+
+
+def catalog_order(key: tuple[str, str]) -> tuple[int, int]:
+    """Return where (collective, algorithm) stands in the catalog: sort keys by this."""
+    collective, name = key
+    if collective not in COLLECTIVES or name not in ALGORITHM_ORDER:
+        raise RuntimeError(f"{collective}/{name} has no place in the catalog order (registry.py)")
+    return list(COLLECTIVES).index(collective), ALGORITHM_ORDER.index(name)
+
+
+def algorithms() -> list[Algorithm]:
+    """List every registered algorithm in catalog order."""
+    return [REGISTRY[key] for key in sorted(REGISTRY, key=catalog_order)]

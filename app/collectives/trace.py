@@ -95,6 +95,11 @@ class Step:
         return f"Step({self.index}, {self.phase!r}, {len(self._moves)} transfers)"
 
 
+def chunk_label(chunk: int) -> str:
+    """Name a chunk as the lab, the lessons and the quiz do: A, B, ..., Z, then C26, C27, ..."""
+    return chr(ord("A") + chunk) if chunk < 26 else f"C{chunk}"
+
+
 def ranks_in(mask: int) -> list[int]:
     """List the ranks whose bits are set in `mask`, in ascending order."""
     return list(_ranks_in(mask))

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import heap_parents, lg, nccl_dtree_parents, pof2
+from app.collectives.hypercube import largest_power_of_two
+from app.collectives.trees import heap_parents
+
+from .shapes import lg, nccl_dtree_parents
 from .terms import INTER, INTRA, Phase, Terms, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -23,7 +26,7 @@ def _folded_bytes(p: int, core_units: float, fold_out_units: float) -> tuple[flo
     Even ranks below 2·rem send M once; odd ranks below 2·rem run the core and send
     `fold_out_units` back; ranks from 2·rem up only run the core.
     """
-    rem = p - pof2(p)
+    rem = p - largest_power_of_two(p)
     out = []
     for r in range(p):
         if r < 2 * rem:
@@ -52,7 +55,7 @@ def ring(p: int, **_: object) -> Terms:
 def recursive_doubling(p: int, **_: object) -> Terms:
     """Butterfly: lg p exchanges of the whole vector."""
     k = lg(p)
-    if p == pof2(p):
+    if p == largest_power_of_two(p):
         return one_phase(
             "butterfly", k, k, k, uniform(p, float(k)), "lg p·α + lg p·M·β + lg p·M·γ", TRG
         )
@@ -72,7 +75,7 @@ def recursive_doubling(p: int, **_: object) -> Terms:
 @register("allreduce", "rabenseifner")
 def rabenseifner(p: int, **_: object) -> Terms:
     """Recursive-halving reduce-scatter, then recursive-doubling allgather."""
-    q = pof2(p)
+    q = largest_power_of_two(p)
     k, f = lg(q), (q - 1) / q
     core = (
         Phase("reduce-scatter (recursive halving)", INTER, k, f, f),

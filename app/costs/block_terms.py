@@ -7,7 +7,10 @@ doubling/halving use MPICH's fold-in/fold-out (see `shapes.fold_weights`).
 
 from __future__ import annotations
 
-from .shapes import ceil_lg, lg, pof2
+from app.collectives.hypercube import largest_power_of_two
+from app.collectives.trees import ceil_log2
+
+from .shapes import lg
 from .terms import INTER, Phase, Terms, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -19,7 +22,7 @@ def _fold_pattern(p: int, core_blocks: list[float], fold_in: float, fold_out: fl
     Even ranks below 2·rem send `fold_in` (per byte of M) and sit out; the odd rank above
     each runs the core and sends `fold_out` back; the rest only run the core.
     """
-    rem = p - pof2(p)
+    rem = p - largest_power_of_two(p)
     out = []
     for r in range(p):
         if r < 2 * rem and r % 2 == 0:
@@ -36,7 +39,7 @@ def _carried(p: int, first: int, size: int) -> int:
 
     Core rank v < rem carries two ranks' blocks, the rest one (`shapes.fold_weights`).
     """
-    rem = p - pof2(p)
+    rem = p - largest_power_of_two(p)
     return size + max(0, min(first + size, rem) - first)
 
 
@@ -50,7 +53,7 @@ def allgather_ring(p: int, **_: object) -> Terms:
 @register("allgather", "recursive_doubling")
 def allgather_recursive_doubling(p: int, **_: object) -> Terms:
     """Exchange everything held with a partner 1, 2, 4, … away (fold-in/out if p is not pof2)."""
-    q, f = pof2(p), (p - 1) / p
+    q, f = largest_power_of_two(p), (p - 1) / p
     if p == q:
         return one_phase(
             "recursive doubling", lg(p), f, 0.0, uniform(p, f), "lg p·α + (p−1)/p·M·β", TRG
@@ -78,7 +81,7 @@ def allgather_recursive_doubling(p: int, **_: object) -> Terms:
 def allgather_bruck(p: int, **_: object) -> Terms:
     """Bruck: in round k send 2^k blocks (the last round the rest) to rank r − 2^k."""
     f = (p - 1) / p
-    return one_phase("Bruck", ceil_lg(p), f, 0.0, uniform(p, f), "⌈lg p⌉·α + (p−1)/p·M·β", TRG)
+    return one_phase("Bruck", ceil_log2(p), f, 0.0, uniform(p, f), "⌈lg p⌉·α + (p−1)/p·M·β", TRG)
 
 
 @register("allgather", "direct")
@@ -106,7 +109,7 @@ def reduce_scatter_ring(p: int, **_: object) -> Terms:
 @register("reduce_scatter", "recursive_halving")
 def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
     """Send the partner's half of the blocks, halving the distance (fold-in/out if not pof2)."""
-    q, f = pof2(p), (p - 1) / p
+    q, f = largest_power_of_two(p), (p - 1) / p
     if p == q:
         return one_phase(
             "recursive halving", lg(p), f, f, uniform(p, f), "lg p·α + (p−1)/p·M·(β+γ)", TRG
@@ -174,7 +177,7 @@ def all_to_all_bruck(p: int, **_: object) -> Terms:
     units = bruck_blocks(p) / p
     return one_phase(
         "Bruck",
-        ceil_lg(p),
+        ceil_log2(p),
         units,
         0.0,
         uniform(p, units),

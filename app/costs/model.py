@@ -7,12 +7,15 @@ Time = Σ over phases (steps·α + critical-path bytes·β + reduced bytes·γ) 
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from threading import Lock
+
+from app.collectives import COLLECTIVES as ENGINE_COLLECTIVES
+from app.collectives import node_split_problem
+from app.collectives.registry import catalog_order
 
 # Importing the term modules registers every algorithm (as the engine's modules do).
 from . import allreduce_terms, block_terms, rooted_terms, units  # noqa: F401
+from .cache import TermsCache
 from .checks import choice, integer, number
 from .errors import CostError
 from .nccl_tests import MAX_RANKS, algbw_gbs, bus_factor
@@ -25,7 +28,8 @@ MAX_BANDWIDTH_GBS = 1e5
 MIN_BANDWIDTH_GBS = 1e-6
 MAX_GAMMA_S_PER_BYTE = 1e-3
 MAX_SEGMENTS = 1 << 16
-ROOTED = ("reduce", "broadcast", "gather", "scatter")
+# The collectives that take a root, as the engine's catalog says.
+ROOTED = tuple(name for name, c in ENGINE_COLLECTIVES.items() if c.uses_root)
 
 
 @dataclass(frozen=True)
@@ -91,46 +95,9 @@ class Cost:
 
 
 def algorithms(collective: str) -> list[str]:
-    """List the algorithms of `collective`, in the engine's catalog order."""
+    """List the algorithms of `collective`, in the catalog's one order (`catalog_order`)."""
     collective = choice("collective", collective, COLLECTIVES)
-    return [name for (c, name) in ALGORITHMS if c == collective]
-
-
-class TermsCache:
-    """The most recently used Terms, at most `entries` of them and `ranks` per-rank values in all.
-
-    A Terms holds one value per rank (about 40 bytes each at 65,536 ranks), so a count of
-    entries alone does not bound memory: 512 of the largest would take 1.4 GB. Weighing each
-    by its ranks keeps the cache under about 20 MB however the requests vary the rank count.
-    """
-
-    def __init__(self, entries: int = 512, ranks: int = 1 << 19) -> None:
-        self.entries, self.ranks = entries, ranks
-        self._items: OrderedDict[tuple, Terms] = OrderedDict()
-        self._held = 0
-        self._lock = Lock()
-
-    def get(self, key: tuple, compute) -> Terms:
-        """Return the cached Terms of `key`, or compute, keep and return them."""
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        terms = compute()
-        with self._lock:
-            if key not in self._items:
-                self._items[key] = terms
-                self._held += len(terms.bytes_per_rank)
-            while len(self._items) > self.entries or self._held > self.ranks:
-                _, dropped = self._items.popitem(last=False)
-                self._held -= len(dropped.bytes_per_rank)
-        return terms
-
-    def clear(self) -> None:
-        """Forget every entry."""
-        with self._lock:
-            self._items.clear()
-            self._held = 0
+    return [name for (c, name) in sorted(ALGORITHMS, key=catalog_order) if c == collective]
 
 
 TERMS_CACHE = TermsCache()
@@ -165,11 +132,9 @@ def terms_for(
                 f"an integer in 1..{ranks} that divides ranks"
             )
         ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
-        if ranks % ranks_per_node:
-            raise CostError(
-                f"ranks_per_node must divide ranks: {ranks} ranks cannot be split into nodes "
-                f"of {ranks_per_node}"
-            )
+        problem = node_split_problem(ranks, ranks_per_node)
+        if problem:
+            raise CostError(problem)
     else:
         ranks_per_node = None
     if segments is not None:
@@ -284,15 +249,60 @@ def cost(
         collective, algorithm, ranks=ranks, ranks_per_node=ranks_per_node, segments=segments
     )
     ranks = int(ranks)
-    if collective in ROOTED:
-        root = integer("root", root, low=0, high=ranks - 1)
-    elif root != 0:
-        raise CostError(f"root applies only to {', '.join(ROOTED)}; got root={root!r}")
+    root = _root(collective, root, ranks)
     m = number("message_bytes", message_bytes, high=MAX_MESSAGE_BYTES)
     links = _links(
         latency_us, bandwidth_gbs, gamma_s_per_byte, intra_latency_us, intra_bandwidth_gbs
     )
-    phases = tuple(
+    phases = _phase_costs(terms, m, links)
+    latency_s = sum(ph.latency_s for ph in phases)
+    bandwidth_s = sum(ph.bandwidth_s for ph in phases)
+    compute_s = sum(ph.compute_s for ph in phases)
+    time_s = latency_s + bandwidth_s + compute_s
+    algbw = algbw_gbs(m, time_s)
+    factor = bus_factor(collective, ranks)
+    shape = {"ranks_per_node": ranks_per_node, "segments": segments, "root": root}
+    return Cost(
+        collective=collective,
+        algorithm=algorithm,
+        ranks=ranks,
+        message_bytes=m,
+        steps=terms.steps,
+        bytes_per_rank=_per_rank(terms, m, root),
+        latency_s=latency_s,
+        bandwidth_s=bandwidth_s,
+        compute_s=compute_s,
+        time_s=time_s,
+        algbw_gbs=algbw,
+        busbw_gbs=None if algbw is None else algbw * factor,
+        bus_factor=factor,
+        formula=terms.formula,
+        formula_substituted=_substitute(terms, m, links, (latency_s, bandwidth_s, compute_s)),
+        source=terms.source,
+        inputs=_inputs_used(collective, algorithm, ranks, m, links, **shape),
+        phases=phases,
+    )
+
+
+def _root(collective: str, root, ranks: int) -> int:
+    """Check `root`: a rank for the rooted collectives, 0 for the others."""
+    if collective in ROOTED:
+        return integer("root", root, low=0, high=ranks - 1)
+    if root != 0:
+        raise CostError(f"root applies only to {', '.join(ROOTED)}; got root={root!r}")
+    return 0
+
+
+def _per_rank(terms: Terms, m: float, root: int) -> list[float]:
+    """Return the bytes each rank sends; rank r sends what rank (r - root) mod p sends rooted
+    at 0 (slices, not a loop)."""
+    per_rank = [units_ * m for units_ in terms.bytes_per_rank]
+    return per_rank[-root:] + per_rank[:-root] if root else per_rank
+
+
+def _phase_costs(terms: Terms, m: float, links: _Links) -> tuple[PhaseCost, ...]:
+    """Price each phase of `terms` for a message of m bytes on `links`."""
+    return tuple(
         PhaseCost(
             ph.name,
             ph.link,
@@ -303,12 +313,21 @@ def cost(
         )
         for ph in terms.phases
     )
-    latency_s = sum(ph.latency_s for ph in phases)
-    bandwidth_s = sum(ph.bandwidth_s for ph in phases)
-    compute_s = sum(ph.compute_s for ph in phases)
-    time_s = latency_s + bandwidth_s + compute_s
-    algbw = algbw_gbs(m, time_s)
-    factor = bus_factor(collective, ranks)
+
+
+def _inputs_used(
+    collective: str,
+    algorithm: str,
+    ranks: int,
+    m: float,
+    links: _Links,
+    *,
+    ranks_per_node,
+    segments,
+    root: int,
+) -> dict:
+    """Return the inputs a cost was computed with: those every cost takes, and the shape inputs
+    (node size, segments, root) where its algorithm takes them."""
     spec = ALGORITHMS[(collective, algorithm)]
     inputs = {
         "collective": collective,
@@ -329,29 +348,7 @@ def cost(
         inputs["segments"] = int(segments) if segments is not None else ranks
     if collective in ROOTED:
         inputs["root"] = root
-    per_rank = [units_ * m for units_ in terms.bytes_per_rank]
-    if root:  # rank r sends what rank (r - root) mod p sends rooted at 0; slices, not a loop
-        per_rank = per_rank[-root:] + per_rank[:-root]
-    return Cost(
-        collective=collective,
-        algorithm=algorithm,
-        ranks=ranks,
-        message_bytes=m,
-        steps=terms.steps,
-        bytes_per_rank=per_rank,
-        latency_s=latency_s,
-        bandwidth_s=bandwidth_s,
-        compute_s=compute_s,
-        time_s=time_s,
-        algbw_gbs=algbw,
-        busbw_gbs=None if algbw is None else algbw * factor,
-        bus_factor=factor,
-        formula=terms.formula,
-        formula_substituted=_substitute(terms, m, links, (latency_s, bandwidth_s, compute_s)),
-        source=terms.source,
-        inputs=inputs,
-        phases=phases,
-    )
+    return inputs
 
 
 def cost_line(

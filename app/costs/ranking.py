@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.collectives import node_split_problem
+
 from .checks import integer
 from .errors import CostError
 from .model import Cost, algorithms, cost, cost_line
@@ -36,8 +38,7 @@ def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_no
             return "needs ranks_per_node (GPUs per node)"
         ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
         ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
-        if ranks % ranks_per_node:
-            return f"ranks_per_node = {ranks_per_node} does not divide ranks = {ranks}"
+        return node_split_problem(ranks, ranks_per_node)
     return ""
 
 

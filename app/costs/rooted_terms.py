@@ -9,7 +9,9 @@ the total input for scatter (REFERENCE § 1).
 
 from __future__ import annotations
 
-from .shapes import binomial_children, binomial_subtree, ceil_lg
+from app.collectives.trees import ceil_log2
+
+from .shapes import binomial_children, binomial_subtree
 from .terms import INTER, Phase, Terms, one_phase, register
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -35,7 +37,7 @@ def _chain_steps(p: int, segments: int | None) -> tuple[int, int]:
 @register("reduce", "binomial_tree")
 def reduce_binomial(p: int, **_: object) -> Terms:
     """Reduce up a binomial tree to root 0: each non-root sends M once."""
-    k = ceil_lg(p)
+    k = ceil_log2(p)
     return one_phase(
         "reduce up the tree", k, k, k, _non_root(p, 1.0), "⌈lg p⌉·(α + M·β + M·γ)", TRG
     )
@@ -74,7 +76,7 @@ def reduce_direct(p: int, **_: object) -> Terms:
 @register("broadcast", "binomial_tree")
 def broadcast_binomial(p: int, **_: object) -> Terms:
     """Broadcast down a binomial tree from root 0: the root sends ⌈lg p⌉ times."""
-    k = ceil_lg(p)
+    k = ceil_log2(p)
     per_rank = tuple(float(binomial_children(p, r)) for r in range(p))
     return one_phase("broadcast down the tree", k, k, 0.0, per_rank, "⌈lg p⌉·(α + M·β)", TRG)
 
@@ -100,7 +102,7 @@ def broadcast_scatter_allgather(p: int, **_: object) -> Terms:
     f = (p - 1) / p
     per_rank = tuple((binomial_subtree(p, r) - 1) / p + f for r in range(p))
     phases = (
-        Phase("binomial scatter", INTER, ceil_lg(p), f, 0.0),
+        Phase("binomial scatter", INTER, ceil_log2(p), f, 0.0),
         Phase("ring allgather", INTER, p - 1, f, 0.0),
     )
     return Terms(
@@ -132,7 +134,7 @@ def gather_binomial(p: int, **_: object) -> Terms:
     per_rank = tuple(0.0 if r == 0 else binomial_subtree(p, r) / p for r in range(p))
     return one_phase(
         "gather up the tree",
-        ceil_lg(p),
+        ceil_log2(p),
         (p - 1) / p,
         0.0,
         per_rank,
@@ -161,7 +163,7 @@ def scatter_binomial(p: int, **_: object) -> Terms:
     per_rank = tuple((binomial_subtree(p, r) - 1) / p for r in range(p))
     return one_phase(
         "scatter down the tree",
-        ceil_lg(p),
+        ceil_log2(p),
         (p - 1) / p,
         0.0,
         per_rank,

@@ -1,7 +1,9 @@
 """Integer facts about rank layouts the formulas need: powers of two, trees, fold-in partners.
 
 Everything here is exact integer arithmetic on rank numbers (root 0), so the cost model can
-count the bytes each rank sends without running the engine.
+count the bytes each rank sends without running the engine. The shapes both share (powers of
+two, ceil(log2 p), the heap-ordered tree) are the engine's own, from `app.collectives`; these
+are the counts the cost model needs at up to 65,536 ranks, where listing each subtree would not do.
 """
 
 from __future__ import annotations
@@ -10,20 +12,13 @@ from functools import lru_cache
 
 import numpy as np
 
-
-def pof2(p: int) -> int:
-    """Return the largest power of two <= p (p >= 1)."""
-    return 1 << (p.bit_length() - 1)
+from app.collectives.hypercube import largest_power_of_two
+from app.collectives.trees import ceil_log2
 
 
 def lg(p: int) -> int:
     """Return floor(log2 p) for p >= 1."""
     return p.bit_length() - 1
-
-
-def ceil_lg(p: int) -> int:
-    """Return ceil(log2 p) for p >= 1: the rounds of a binomial tree or of Bruck's algorithm."""
-    return (p - 1).bit_length()
 
 
 def lowbit(r: int) -> int:
@@ -43,17 +38,12 @@ def binomial_subtree(p: int, r: int) -> int:
 
 def binomial_children(p: int, r: int) -> int:
     """Return how many children rank r has in MPICH's binomial tree rooted at 0."""
-    top = 1 << ceil_lg(p) if r == 0 else lowbit(r)
+    top = 1 << ceil_log2(p) if r == 0 else lowbit(r)
     count, m = 0, top >> 1
     while m:
         count += r + m < p
         m >>= 1
     return count
-
-
-def heap_parents(p: int) -> list[int]:
-    """Return the parent of each rank in the heap-ordered binary tree: (r-1)//2, -1 at root 0."""
-    return [-1] + [(r - 1) // 2 for r in range(1, p)]
 
 
 @lru_cache(maxsize=4)  # the cost model caches the terms built from these; 4.7 MB at 65,536
@@ -97,5 +87,5 @@ def fold_weights(p: int) -> list[int]:
     sits out. Core rank v < rem is real rank 2v+1 and carries two ranks' blocks; core rank
     v >= rem is real rank v + rem and carries one.
     """
-    rem = p - pof2(p)
-    return [2 if v < rem else 1 for v in range(pof2(p))]
+    rem = p - largest_power_of_two(p)
+    return [2 if v < rem else 1 for v in range(largest_power_of_two(p))]

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.collectives import COLLECTIVES as ENGINE_COLLECTIVES
+
 INTER = "inter"  # the main link: the one `latency_us` / `bandwidth_gbs` describe
 INTRA = "intra"  # the intra-node link of hierarchical algorithms
 
@@ -60,17 +62,7 @@ class Algorithm:
 
 ALGORITHMS: dict[tuple[str, str], Algorithm] = {}
 
-COLLECTIVES = (
-    "allreduce",
-    "reduce",
-    "broadcast",
-    "allgather",
-    "reduce_scatter",
-    "all_to_all",
-    "gather",
-    "scatter",
-    "sendrecv",
-)
+COLLECTIVES = tuple(ENGINE_COLLECTIVES)  # the engine's, in the catalog's order
 
 
 def register(

@@ -31,10 +31,6 @@ CALC_NAME = re.compile(r"^[a-z0-9_]+$")
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-LAB_MAX_RANKS = 64  # the web lab's limit (settings.LAB_MAX_RANKS)
-LAB_MAX_ELEMENTS = 4096  # a lesson's animation stays small enough to read
-
-
 class DirectiveError(ValueError):
     """A directive is malformed or names something that does not exist."""
 
@@ -96,24 +92,21 @@ def render(directive: Directive, ctx: Context) -> str:
 # -- @lab ----------------------------------------------------------------------------------------
 
 LAB_SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # the embed's speed choices
-LAB_OPS = ("sum", "prod", "max", "min", "avg")
-LAB_PARAMS = {
-    # name: (check, passed to the engine when validating, what is allowed)
-    "ranks": (lambda v: _int_in(v, 2, LAB_MAX_RANKS), True, f"2..{LAB_MAX_RANKS}"),
-    "elements": (lambda v: _int_in(v, 1, LAB_MAX_ELEMENTS), True, f"1..{LAB_MAX_ELEMENTS}"),
-    "op": (lambda v: v in LAB_OPS, True, ", ".join(LAB_OPS)),
-    "root": (lambda v: _int_in(v, 0, LAB_MAX_RANKS - 1), True, "a rank number"),
-    "ranks_per_node": (lambda v: _int_in(v, 1, LAB_MAX_RANKS), True, "a divisor of ranks"),
-    "autoplay": (lambda v: v in ("0", "1"), False, "0 or 1"),
-    "loop": (lambda v: v in ("0", "1"), False, "0 or 1"),
-    "speed": (lambda v: _float_in(v, LAB_SPEEDS), False, ", ".join(f"{s:g}" for s in LAB_SPEEDS)),
-    "theme": (lambda v: v in ("light", "dark"), False, "light or dark"),
+LAB_RUN = ("ranks", "elements", "op", "root", "ranks_per_node")  # checked by the engine's gate
+LAB_VIEW = {
+    # name: (check, what is allowed): how the embed shows the run
+    "autoplay": (lambda v: v in ("0", "1"), "0 or 1"),
+    "loop": (lambda v: v in ("0", "1"), "0 or 1"),
+    "speed": (lambda v: _float_in(v, LAB_SPEEDS), ", ".join(f"{s:g}" for s in LAB_SPEEDS)),
+    "theme": (lambda v: v in ("light", "dark"), "light or dark"),
 }
+LAB_PARAMS = (*LAB_RUN, *LAB_VIEW)  # every key a @lab takes, besides caption
+LAB_DEFAULT_RANKS = 8
 
 
 def render_lab(d: Directive, ctx: Context) -> str:
     """An <iframe> of the lab's embed view, a caption, and a link to open it in the lab."""
-    from app.collectives import COLLECTIVES, CollectiveError, catalog, simulate
+    from app.collectives import COLLECTIVES, catalog
 
     collective, slash, algorithm = d.target.partition("/")
     entries = {(c["collective"], c["algorithm"]): c for c in catalog()}
@@ -122,24 +115,8 @@ def render_lab(d: Directive, ctx: Context) -> str:
         raise DirectiveError(f"@lab: unknown collective/algorithm {d.target!r}; known: {known}")
     params = dict(d.params)
     caption = params.pop("caption", None)
-    for key, value in params.items():
-        if key not in LAB_PARAMS:
-            raise DirectiveError(
-                f"@lab: unknown parameter {key!r}; allowed: caption, {', '.join(LAB_PARAMS)}"
-            )
-        check, _, allowed = LAB_PARAMS[key]
-        if not check(value):
-            raise DirectiveError(f"@lab: {key} must be {allowed}, got {value!r}")
-    # Run the engine once on these parameters, so a lesson never embeds a run that cannot start.
-    engine = {k: v for k, v in params.items() if LAB_PARAMS[k][1]}
-    ranks = int(engine.get("ranks", 8))
-    check = {k: (v if k == "op" else int(v)) for k, v in engine.items() if k != "ranks"}
-    check.setdefault("elements", 4 * ranks)
-    try:
-        simulate(collective, algorithm, ranks=ranks, **check)
-    except CollectiveError as exc:
-        raise DirectiveError(f"@lab {d.target}: {exc}") from None
-
+    ranks = _check_lab(d.target, params)
+    engine = {k: v for k, v in params.items() if k in LAB_RUN}
     query = urlencode(params)
     src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
     lab = urlencode({"collective": collective, "algorithm": algorithm, **engine})
@@ -155,6 +132,48 @@ def render_lab(d: Directive, ctx: Context) -> str:
         f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
         f"</figure>"
     )
+
+
+def _check_lab(target: str, params: dict[str, str]) -> int:
+    """Check a @lab's parameters as its embed page will, so a lesson never embeds a run that
+    cannot start; return the rank count. The run's go through the engine's gate with the lab's
+    limits, the view's (autoplay, speed, ...) here."""
+    from app.collectives import CollectiveError, check, from_text, max_elements
+
+    for key, value in params.items():
+        if key in LAB_RUN:
+            continue
+        if key not in LAB_VIEW:
+            allowed = ", ".join(("caption", *LAB_PARAMS))
+            raise DirectiveError(f"@lab: unknown parameter {key!r}; allowed: {allowed}")
+        ok, allowed = LAB_VIEW[key]
+        if not ok(value):
+            raise DirectiveError(f"@lab: {key} must be {allowed}, got {value!r}")
+    collective, _, algorithm = target.partition("/")
+    given = {"collective": collective, "algorithm": algorithm, "ranks": LAB_DEFAULT_RANKS}
+    given.update(from_text({k: v for k, v in params.items() if k in LAB_RUN}))
+    limits = lab_limits()
+    if isinstance(given["ranks"], int) and given["ranks"] >= 1:  # else the gate says why
+        cap = max_elements(collective, given["ranks"], limits.max_cells)
+        given.setdefault("elements", min(4 * given["ranks"], cap))
+    try:
+        return check(given, limits)["ranks"]
+    except CollectiveError as exc:
+        raise DirectiveError(f"@lab {target}: {exc}") from None
+
+
+def lab_limits():
+    """Return the limits the lab's pages apply: in the running site, its LAB_MAX_RANKS and
+    LAB_MAX_CELLS settings; outside one (a lesson check from the command line), the engine's."""
+    from flask import current_app, has_app_context
+
+    from app.collectives import MAX_RANKS, Limits
+    from app.collectives.parameters import MAX_BUFFER_CELLS
+
+    if not has_app_context():
+        return Limits.drawn(MAX_RANKS, MAX_BUFFER_CELLS)
+    config = current_app.config
+    return Limits.drawn(int(config["LAB_MAX_RANKS"]), int(config["LAB_MAX_CELLS"]))
 
 
 # -- @calc ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
-from app.collectives import CollectiveError, catalog, simulate
+from app.collectives import catalog, simulate
 
 from . import admission, params, serialize
 
@@ -53,8 +53,6 @@ def simulate_run():
     try:
         with lanes.slot(ticket.small):
             return document_response(p)
-    except CollectiveError as e:
-        return _bad_request(str(e))
     finally:
         admitted.release(ticket)
 

@@ -10,11 +10,11 @@ A `/lab` link with settings in its query runs as soon as the page opens (`page_c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flask import Blueprint, current_app, render_template, request, url_for
 
-from ..collectives import COLLECTIVES, OPS, catalog
+from ..collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
+from . import params
+from .params import ParamError, SimParams
 
 bp = Blueprint("lab", __name__)
 
@@ -22,7 +22,6 @@ bp = Blueprint("lab", __name__)
 TITLES = {name: c.title for name, c in COLLECTIVES.items()} | {"sendrecv": "Send/Recv pipeline"}
 OP_LABELS = {"sum": "sum (+)", "prod": "product (×)", "max": "max", "min": "min", "avg": "average"}
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-MIN_RANKS = 2  # the slider's floor: one rank has nobody to talk to
 # A step number beyond any run's length; the page shows the last step for a larger one than the
 # run has (a run's length is known only once it has run).
 MAX_STEP = 100_000
@@ -32,8 +31,6 @@ RUN_KEYS = frozenset(
 )
 DEFAULT_RANKS = 8
 DEFAULT_ELEMENTS = 64
-# Collectives whose working buffer holds p blocks of `elements` (docs/engine.md § Chunks).
-BLOCK_BUFFERS = ("allgather", "gather", "all_to_all")
 
 
 class PageError(Exception):
@@ -45,39 +42,14 @@ class PageError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class LabState:
-    """Everything the controls show, validated: the page renders it and mirrors it in the URL."""
-
-    collective: str
-    algorithm: str
-    ranks: int
-    elements: int
-    op: str
-    root: int
-    ranks_per_node: int | None
-    speed: float
-
-    def query(self) -> dict:
-        """Return the query parameters that reproduce this state (only those that apply)."""
-        entry = algorithms_of(self.collective)[self.algorithm]
-        out: dict = {"ranks": self.ranks, "elements": self.elements}
-        if entry["reduces"]:
-            out["op"] = self.op
-        if entry["uses_root"]:
-            out["root"] = self.root
-        if self.ranks_per_node is not None:
-            out["ranks_per_node"] = self.ranks_per_node
-        return out
+def limits() -> Limits:
+    """The limits of a run the page draws, from the app's settings."""
+    return params.page_limits(current_app.config)
 
 
 def entries() -> list[dict]:
-    """Return the engine's catalog, each entry with what the page needs to validate input."""
-    out = []
-    for entry in catalog():
-        spec = COLLECTIVES[entry["collective"]]
-        out.append({**entry, "divisible": spec.needs_divisible, "title": TITLES.get(spec.name)})
-    return out
+    """Return the engine's catalog under the page's limits, with the titles the page shows."""
+    return [{**e, "title": TITLES[e["collective"]]} for e in catalog(limits())]
 
 
 def algorithms_of(collective: str) -> dict[str, dict]:
@@ -86,15 +58,8 @@ def algorithms_of(collective: str) -> dict[str, dict]:
 
 
 def collectives() -> list[str]:
-    """List the collectives that have at least one algorithm, in the engine's order."""
-    present = {e["collective"] for e in entries()}
-    return [name for name in COLLECTIVES if name in present]
-
-
-def max_elements(collective: str, ranks: int, max_cells: int) -> int:
-    """Return the largest `elements` that keeps ranks × buffer length within `max_cells`."""
-    per_element = ranks * (ranks if collective in BLOCK_BUFFERS else 1)
-    return max(1, max_cells // per_element)
+    """List the collectives that have at least one algorithm, in catalog order."""
+    return list(dict.fromkeys(e["collective"] for e in entries()))
 
 
 def divisors(n: int) -> list[int]:
@@ -104,7 +69,7 @@ def divisors(n: int) -> list[int]:
 
 def default_ranks_per_node(ranks: int) -> int:
     """Pick a node size that makes two or more nodes: the divisor nearest 4 between 1 and ranks
-    (8 ranks → 4), or 1 for a prime rank count. static/js/lab-controls.js picks the same."""
+    (8 ranks → 4), or 1 for a prime rank count."""
     choices = [d for d in divisors(ranks) if 1 < d < ranks] or [1]
     return min(choices, key=lambda d: (abs(d - 4), d))
 
@@ -117,17 +82,16 @@ def default_elements(entry: dict, ranks: int, limit: int) -> int:
     return max(ranks, min(rounded, limit) // ranks * ranks)
 
 
-def _integer(args, name: str, default: int, low: int, high: int) -> int:
-    raw = args.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise PageError(400, f"{name} must be an integer in {low}..{high}; got {raw!r}") from None
-    if not low <= value <= high:
-        raise PageError(400, f"{name} must be an integer in {low}..{high}; got {value}")
-    return value
+def page_defaults(entry: dict, given: dict, lim: Limits) -> dict:
+    """Return the page's starting values for what a query leaves out."""
+    ranks = given.get("ranks", DEFAULT_RANKS)
+    if not (isinstance(ranks, int) and lim.min_ranks <= ranks <= lim.max_ranks):
+        ranks = DEFAULT_RANKS  # the gate refuses the given one; these need only be computable
+    limit = max_elements(entry["collective"], ranks, lim.max_cells)
+    out = {"ranks": DEFAULT_RANKS, "elements": default_elements(entry, ranks, limit)}
+    if entry["needs_ranks_per_node"]:
+        out["ranks_per_node"] = default_ranks_per_node(ranks)
+    return out
 
 
 def _speed(args) -> float:
@@ -153,8 +117,8 @@ def _flag(args, name: str) -> bool:
     raise PageError(400, f"{name} must be 1 or 0; got {args.get(name)!r}")
 
 
-def parse_state(args, collective: str | None = None, algorithm: str | None = None) -> LabState:
-    """Validate the query (and path names) into a LabState, or raise PageError."""
+def _names(args, collective: str | None, algorithm: str | None) -> tuple[str, str]:
+    """Return the (collective, algorithm) a query or path names, or raise a 404 PageError."""
     collective = collective or args.get("collective") or "allreduce"
     if collective not in collectives():
         known = ", ".join(collectives())
@@ -166,55 +130,41 @@ def parse_state(args, collective: str | None = None, algorithm: str | None = Non
         raise PageError(
             404, f"{TITLES[collective]} has no algorithm called {algorithm!r}. Try one of: {known}."
         )
-    entry = algos[algorithm]
-    max_ranks = int(current_app.config["LAB_MAX_RANKS"])
-    ranks = _integer(args, "ranks", DEFAULT_RANKS, MIN_RANKS, max_ranks)
-    limit = max_elements(collective, ranks, int(current_app.config["LAB_MAX_CELLS"]))
-    elements = _integer(args, "elements", default_elements(entry, ranks, limit), 1, limit)
-    if entry["divisible"] and elements % ranks:
-        raise PageError(
-            400,
-            f"elements must be a multiple of ranks for {collective} (equal blocks); "
-            f"got {elements} for {ranks} ranks",
-        )
-    op = args.get("op") or "sum"
-    if op not in OPS:
-        raise PageError(400, f"op must be one of {', '.join(OPS)}; got {op!r}")
-    root = _integer(args, "root", 0, 0, ranks - 1) if entry["uses_root"] else 0
-    ranks_per_node = None
-    if entry["needs_ranks_per_node"]:
-        ranks_per_node = _integer(args, "ranks_per_node", default_ranks_per_node(ranks), 1, ranks)
-        if ranks % ranks_per_node:
-            raise PageError(
-                400,
-                f"ranks_per_node must divide ranks: {ranks} ranks cannot be split into nodes "
-                f"of {ranks_per_node}",
-            )
-    return LabState(collective, algorithm, ranks, elements, op, root, ranks_per_node, _speed(args))
+    return collective, algorithm
 
 
-def page_config(state: LabState) -> dict:
+def parse_state(args, collective: str | None = None, algorithm: str | None = None) -> SimParams:
+    """Validate the query (and path names) into the run it names, or raise PageError."""
+    collective, algorithm = _names(args, collective, algorithm)
+    entry = algorithms_of(collective)[algorithm]
+    lim = limits()
+    query = {**args.to_dict(), "collective": collective, "algorithm": algorithm}
+    try:
+        return params.parse_query(query, lim, lambda given: page_defaults(entry, given, lim))
+    except ParamError as e:
+        raise PageError(400, str(e)) from None
+
+
+def _shown(state: SimParams) -> dict:
+    """Return what the controls show of a run: every field but the seed (pages run seed 0)."""
+    fields = state.simulate_kwargs()
+    del fields["seed"]
+    return fields
+
+
+def page_config(state: SimParams, speed: float) -> dict:
     """Return what the page's scripts need: the state, the catalog and the server's limits."""
+    lim = limits()
     return {
-        "state": {
-            "collective": state.collective,
-            "algorithm": state.algorithm,
-            "ranks": state.ranks,
-            "elements": state.elements,
-            "op": state.op,
-            "root": state.root,
-            "ranks_per_node": state.ranks_per_node,
-            "speed": state.speed,
-        },
+        "state": {**_shown(state), "speed": speed},
         "catalog": entries(),
         "collectives": [{"name": c, "title": TITLES[c]} for c in collectives()],
         "ops": [{"name": op, "label": OP_LABELS.get(op, op)} for op in OPS],
         "speeds": list(SPEEDS),
         "limits": {
-            "min_ranks": MIN_RANKS,
-            "max_ranks": int(current_app.config["LAB_MAX_RANKS"]),
-            "max_cells": int(current_app.config["LAB_MAX_CELLS"]),
-            "block_buffers": list(BLOCK_BUFFERS),
+            "min_ranks": lim.min_ranks,
+            "max_ranks": lim.max_ranks,
+            "max_cells": lim.max_cells,
         },
         "urls": {
             "lab": url_for("lab.lab"),
@@ -223,11 +173,31 @@ def page_config(state: LabState) -> dict:
     }
 
 
+def by_ranks() -> dict[str, dict]:
+    """Return what the controls allow at each rank count, so that the page's script keeps no
+    copy of the rules: the largest `elements` per collective, the node sizes (the divisors of
+    the rank count) and the node size the page starts with."""
+    lim = limits()
+    names = collectives()
+    return {
+        str(r): {
+            "max_elements": {c: max_elements(c, r, lim.max_cells) for c in names},
+            "node_sizes": divisors(r),
+            "node_size": default_ranks_per_node(r),
+        }
+        for r in range(lim.min_ranks, lim.max_ranks + 1)
+    }
+
+
 def load_on_open(args) -> dict | None:
     """Return how a link's run is first shown ({autoplay, step}), or None for a bare /lab."""
     if not any(key in args for key in RUN_KEYS):
         return None
-    return {"autoplay": _flag(args, "autoplay"), "step": _integer(args, "step", 0, 0, MAX_STEP)}
+    try:
+        step = params.query_integer(args, "step", 0, MAX_STEP, default=0)
+    except ParamError as e:
+        raise PageError(400, str(e)) from None
+    return {"autoplay": _flag(args, "autoplay"), "step": step}
 
 
 def error_page(error: PageError, *, embed: bool):
@@ -248,14 +218,16 @@ def lab():
     """Show the live lab with its controls prefilled from the query string."""
     try:
         state = parse_state(request.args)
+        speed = _speed(request.args)
         load = load_on_open(request.args)
     except PageError as error:
         return error_page(error, embed=False)
-    config = page_config(state)
+    config = page_config(state, speed)
     config["load"] = load
+    config["by_ranks"] = by_ranks()
     return render_template(
         "lab/lab.html",
-        state=state,
+        state=config["state"],
         config=config,
         algorithms=algorithms_of(state.collective),
         titles=TITLES,
@@ -264,9 +236,7 @@ def lab():
         op_labels=OP_LABELS,
         speeds=SPEEDS,
         rpn_choices=divisors(state.ranks),
-        max_elements=max_elements(
-            state.collective, state.ranks, int(current_app.config["LAB_MAX_CELLS"])
-        ),
+        max_elements=max_elements(state.collective, state.ranks, limits().max_cells),
     )
 
 
@@ -284,6 +254,7 @@ def embed(collective: str, algorithm: str):
     """Show one collective's animation with minimal chrome, for an iframe."""
     try:
         state = parse_state(request.args, collective, algorithm)
+        speed = _speed(request.args)
         autoplay = _flag(request.args, "autoplay")
         loop = _flag(request.args, "loop")
         theme = request.args.get("theme") or "light"
@@ -291,14 +262,14 @@ def embed(collective: str, algorithm: str):
             raise PageError(400, f"theme must be light or dark; got {theme!r}")
     except PageError as error:
         return error_page(error, embed=True)
-    config = page_config(state)
+    config = page_config(state, speed)
     config["embed"] = {"autoplay": autoplay, "loop": loop, "theme": theme}
     lab_url = url_for(
         "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query()
     )
     return render_template(
         "lab/embed.html",
-        state=state,
+        state=config["state"],
         config=config,
         title=TITLES[state.collective],
         theme=theme,

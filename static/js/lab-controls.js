@@ -21,7 +21,7 @@
   };
   const lab = document.querySelector('[data-role="lab"]');
   const catalog = config.catalog;
-  const limits = config.limits;
+  const byRanks = config.by_ranks; // what the server allows at each rank count
   let speed = config.state.speed || 1;
   // Whether the node size was chosen (in the form or the link) rather than defaulted.
   let rpnChosen = config.state.ranks_per_node !== null;
@@ -33,19 +33,7 @@
     return catalog.find((e) => e.collective === ui.collective.value && e.algorithm === ui.algorithm.value)
       || algorithmsOf(ui.collective.value)[0];
   }
-  function maxElements(collective, ranks) {
-    const perElement = ranks * (limits.block_buffers.includes(collective) ? ranks : 1);
-    return Math.max(1, Math.floor(limits.max_cells / perElement));
-  }
-  function divisors(n) { return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0); }
-  // A node size that makes two or more nodes of several ranks each: nearest 4 (8 ranks → 4),
-  // or one rank per node when the rank count is prime. The server's default is the same
-  // (app/web/lab.py, default_ranks_per_node).
-  function defaultNodeSize(ranks) {
-    const inner = divisors(ranks).filter((d) => d > 1 && d < ranks);
-    const choices = inner.length ? inner : [1];
-    return choices.reduce((best, d) => (Math.abs(d - 4) < Math.abs(best - 4) ? d : best));
-  }
+  function maxElements(collective, ranks) { return byRanks[ranks].max_elements[collective]; }
   function show(field, on) {
     const wrap = form.querySelector(`.field-${field}`);
     wrap.hidden = !on;
@@ -72,10 +60,10 @@
     show("rpn", e.needs_ranks_per_node);
     ui.root.max = String(ranks - 1);
     if (int(ui.root, 0) > ranks - 1 || int(ui.root, 0) < 0) ui.root.value = "0";
-    const sizes = divisors(ranks);
+    const sizes = byRanks[ranks].node_sizes;
     if (source === ui.rpn) rpnChosen = true;
     const chosen = rpnChosen && sizes.includes(int(ui.rpn, 0));
-    const keep = chosen ? int(ui.rpn, 0) : defaultNodeSize(ranks);
+    const keep = chosen ? int(ui.rpn, 0) : byRanks[ranks].node_size;
     if (ui.rpn.options.length !== sizes.length || source === ui.ranks) {
       ui.rpn.replaceChildren(...sizes.map((d) => new Option(String(d), d)));
     }

@@ -82,10 +82,15 @@
     const text = runs.length > 6 ? runs.slice(0, 5).join("+") + "+…" : runs.join("+");
     return `${text} (${holders.length} of ${p})`;
   }
-  const REDUCING = new Set(["allreduce", "reduce", "reduce_scatter"]);
+  // What the engine's catalog says of the run's collective, from the page's lab-config.
+  let catalog = null;
+  function collectiveEntry(run) {
+    catalog = catalog || JSON.parse(document.getElementById("lab-config").textContent).catalog;
+    return catalog.find((e) => e.collective === run.start.collective);
+  }
   function chunkColor(c, t) { return P.chunkColor(c, t.name); }
   function chunkBytes(run, c) { return (run.chunks[c][1] - run.chunks[c][0]) * run.itemsize; }
-  function reduces(run) { return REDUCING.has(run.start.collective); }
+  function reduces(run) { return collectiveEntry(run).reduces; }
   function isAllToAll(run) { return run.start.collective === "all_to_all"; }
 
   // ---- geometry: where each rank sits, per topology kind (docs/engine.md § Topology) --------
@@ -1046,7 +1051,7 @@
       }
       fillLegend(document, run, this.buffer.goal.length > 0);
       if (this.inspector) {
-        const rooted = ["reduce", "gather"].includes(run.start.collective);
+        const rooted = collectiveEntry(run).root_only_output;
         this.pinned = false;
         this.select(rooted ? run.start.root : 0, 0, false, false);
       }

@@ -46,13 +46,14 @@ def test_ring_allreduce_prints_the_steps_and_verifies():
     assert "verified against numpy: yes (max abs error 0)" in out
 
 
-def test_many_chunks_are_numbered_not_lettered():
+def test_chunks_past_z_are_named_as_the_lab_names_them():
     result = cli("all_to_all", "pairwise", "--ranks", "6", "--elements", "6")
     assert result.returncode == 0, result.stderr
     rows = table_rows(result.stdout)
-    # Step 0: rank r sends chunk r·6 + (r+1) to rank r+1; 36 chunks is past Z.
-    assert rows[0][:5] == ["0", "shift", "1", "0→1", "1"]
-    assert rows[1] == ["1→2", "8", "1", "copy"]
+    # Step 0: rank r sends chunk r·6 + (r+1) to rank r+1; 36 chunks run past Z to C26...C35.
+    assert rows[0][:5] == ["0", "shift", "1", "0→1", "B"]
+    assert rows[1] == ["1→2", "I", "1", "copy"]
+    assert rows[4] == ["4→5", "C29", "1", "copy"]
 
 
 def test_multi_chunk_messages_are_one_row():
@@ -101,4 +102,4 @@ def test_list_prints_the_catalog():
     result = cli("--list")
     assert result.returncode == 0, result.stderr
     lines = [line.split()[:2] for line in result.stdout.splitlines()[2:]]
-    assert sorted(lines) == sorted([e["collective"], e["algorithm"]] for e in catalog())
+    assert lines == [[e["collective"], e["algorithm"]] for e in catalog()]  # in catalog order

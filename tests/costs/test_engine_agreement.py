@@ -13,15 +13,15 @@ import math
 import pytest
 
 from app.collectives import catalog, simulate
-from app.costs import ALGORITHMS, cost
-from app.costs.shapes import pof2
+from app.collectives.hypercube import largest_power_of_two
+from app.costs import ALGORITHMS, algorithms, cost
 
 RANKS = [*range(1, 18), 24, 32, 64]
 ITEMSIZE = 4  # the engine's default inputs are float32
 
 
 def _elements(p: int) -> int:
-    return math.lcm(2 * p, 2 * pof2(p))
+    return math.lcm(2 * p, 2 * largest_power_of_two(p))
 
 
 def _message_bytes(collective: str, p: int, elements: int) -> int:
@@ -134,3 +134,9 @@ def test_the_time_terms_follow_the_engines_schedule(collective, algorithm, p, g)
         beta = {"intra": 0.0, "inter": beta["intra"] + beta["inter"]}
     assert per_link == pytest.approx(beta, rel=1e-9, abs=1e-6)
     assert model.compute_s * 1e9 == pytest.approx(gamma, rel=1e-9, abs=1e-6)
+
+
+def test_the_cost_model_lists_algorithms_in_the_catalogs_order():
+    engine = [(e["collective"], e["algorithm"]) for e in catalog()]
+    model = [(c, a) for c in dict.fromkeys(c for c, _ in engine) for a in algorithms(c)]
+    assert model == engine

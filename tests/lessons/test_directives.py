@@ -126,7 +126,7 @@ def test_a_custom_caption_replaces_the_default(course):
     [
         ("@lab allreduce/nope", "@lab: unknown collective/algorithm 'allreduce/nope'; known: "),
         ("@lab allreduce", "@lab: unknown collective/algorithm 'allreduce'"),
-        ("@lab allreduce/ring ranks=1", "@lab: ranks must be 2..64, got '1'"),
+        ("@lab allreduce/ring ranks=1", "@lab allreduce/ring: ranks must be an integer in 2..256"),
         ("@lab allreduce/ring speed=3", "@lab: speed must be 0.25, 0.5, 1, 2, 4, 8, got '3'"),
         ("@lab allreduce/ring autoplay=yes", "@lab: autoplay must be 0 or 1, got 'yes'"),
         (
@@ -140,6 +140,32 @@ def test_lab_errors_name_the_lesson_and_line(course, line, message):
     _, problems, _ = render(course, f"Intro.\n\n{line}\n")
     assert len(problems) == 1
     assert problems[0].startswith(f"lessons/ring-basics.md:22: {message}")
+
+
+def test_lab_limits_are_the_running_sites_settings(course):
+    from app import create_app
+
+    for max_ranks, refused in ((64, 65), (16, 32)):
+        with create_app({"TESTING": True, "LAB_MAX_RANKS": max_ranks}).app_context():
+            _, problems, _ = render(course, f"@lab allreduce/ring ranks={max_ranks}\n")
+            assert problems == []
+            _, problems, _ = render(course, f"@lab allreduce/ring ranks={refused}\n")
+            assert problems == [
+                f"lessons/ring-basics.md:20: @lab allreduce/ring: ranks must be an integer in "
+                f"2..{max_ranks}; got {refused}"
+            ]
+
+
+def test_lab_elements_are_bounded_as_the_embed_bounds_them(course):
+    from app import create_app
+
+    with create_app({"TESTING": True}).app_context():  # LAB_MAX_CELLS: 4096 elements at 64 ranks
+        _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4096\n")
+        assert problems == []
+        _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4097\n")
+        assert "elements must be an integer in 1..4096 for allreduce on 64 ranks" in problems[0]
+        _, problems, _ = render(course, "@lab allgather/ring ranks=64\n")  # 64 blocks of 64 fit
+        assert problems == []
 
 
 # -- @calc ---------------------------------------------------------------------------------------

@@ -110,12 +110,12 @@ def test_a_bad_field_is_a_400_naming_it(client, changes, message):
     assert message in response.get_json()["error"]
 
 
-def test_engine_errors_pass_through_as_400():
+def test_a_lab_limit_above_the_engines_gives_way_to_the_engines():
     # The memory budget, sized for 64 ranks, would refuse 300 first: 0 turns it off.
     app = create_app({"TESTING": True, "LAB_MAX_RANKS": 300, "LAB_MEMORY_BUDGET_MB": 0})
     response = app.test_client().post("/api/simulate", json={**RING8, "ranks": 300, "elements": 1})
     assert response.status_code == 400
-    assert response.get_json() == {"error": "ranks must be an integer in 1..256, got 300"}
+    assert response.get_json() == {"error": "ranks must be an integer in 1..256; got 300"}
 
 
 def test_an_oversized_body_is_refused_as_json(client):

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import create_app
-from app.collectives import catalog
+from app.collectives import catalog, max_elements
 from app.costs import HARDWARE
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
@@ -802,12 +802,12 @@ ADMISSION_LIMITS = ("memory budget", "your address", "simulations are running")
 
 @st.composite
 def valid_simulations(draw) -> dict:
-    """Draw a valid simulate body of any size the lab allows (app/web/params.py's rules)."""
+    """Draw a valid simulate body of any size the lab allows (app.collectives.check's rules)."""
     entry = draw(st.sampled_from(catalog()))
     collective = entry["collective"]
     ranks = draw(st.sampled_from([1, 2, 5, 8, 16, 17, 33, 64]))
-    multiple = ranks if params.COLLECTIVES[collective].needs_divisible else 1
-    high = (1 << 18) // (ranks * params.buffer_length(collective, ranks, 1)) // multiple
+    multiple = ranks if entry["divisible"] else 1
+    high = max_elements(collective, ranks, 1 << 18) // multiple  # the gate's own bound
     body = {
         "collective": collective,
         "algorithm": entry["algorithm"],

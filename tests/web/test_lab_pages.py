@@ -146,6 +146,31 @@ def test_lab_hands_its_scripts_the_state_the_catalog_and_the_limits(client, app)
     assert config["limits"]["max_ranks"] == app.config["LAB_MAX_RANKS"]
 
 
+def test_lab_hands_its_scripts_the_rules_as_data_not_to_copy(client, app):
+    config = get(client, "/lab").config()
+    # Catalog order, and each entry's facts: the scripts keep no list of their own.
+    assert [(e["collective"], e["algorithm"]) for e in config["catalog"]] == [
+        (e["collective"], e["algorithm"]) for e in catalog()
+    ]
+    facts = {e["collective"]: e for e in config["catalog"]}
+    assert {c for c, e in facts.items() if e["reduces"]} == {
+        "allreduce",
+        "reduce",
+        "reduce_scatter",
+    }
+    assert {c for c, e in facts.items() if e["root_only_output"]} == {"reduce", "gather"}
+    assert facts["allreduce"]["min_ranks"] == 2
+    assert facts["allreduce"]["max_ranks"] == app.config["LAB_MAX_RANKS"]
+    # What the controls allow at each rank count, from the server's own rules.
+    by_ranks = config["by_ranks"]
+    assert sorted(map(int, by_ranks)) == list(range(2, app.config["LAB_MAX_RANKS"] + 1))
+    cells = app.config["LAB_MAX_CELLS"]
+    assert by_ranks["64"]["max_elements"]["allreduce"] == cells // 64
+    assert by_ranks["64"]["max_elements"]["allgather"] == cells // (64 * 64)
+    assert by_ranks["12"]["node_sizes"] == [1, 2, 3, 4, 6, 12]
+    assert (by_ranks["12"]["node_size"], by_ranks["7"]["node_size"]) == (4, 1)
+
+
 @pytest.mark.parametrize("url", ["/lab", "/embed/allreduce/ring"])
 def test_pages_load_only_local_scripts_and_no_inline_code(client, url):
     page = get(client, url)

@@ -258,22 +258,17 @@ def test_simulate_without_parameters_acks_an_error(socket_client):
     assert ack == {"ok": False, "error": "parameters must be a JSON object, got null"}
 
 
-def test_an_engine_error_arrives_as_sim_error():
-    # The lab's limit set above the engine's (256 ranks): the engine's own check answers. The
+def test_a_lab_limit_above_the_engines_gives_way_to_the_engines():
+    # The lab's limit set above the engine's (256 ranks): the one gate applies the engine's. The
     # memory budget would refuse such a run first (it is sized for 64 ranks): 0 turns it off.
     app = create_app({"TESTING": True, "LAB_MAX_RANKS": 300, "LAB_MEMORY_BUDGET_MB": 0})
     sc = socketio.test_client(app)
     ack = sc.emit("simulate", {**RING8, "ranks": 300, "elements": 1}, callback=True)
-    wait_idle(app)
     events = sc.get_received()
     sc.disconnect()
 
-    assert ack["ok"] is True
-    assert [e["name"] for e in events] == ["sim_error"]
-    assert events[0]["args"][0] == {
-        "run_id": ack["run_id"],
-        "error": "ranks must be an integer in 1..256, got 300",
-    }
+    assert ack == {"ok": False, "error": "ranks must be an integer in 1..256; got 300"}
+    assert events == []
 
 
 def test_an_unexpected_failure_is_logged_and_reported_plainly(
