@@ -21,6 +21,9 @@ from html import escape
 from pathlib import Path
 from urllib.parse import urlencode
 
+from app.collectives import MAX_RANKS, Limits
+from app.collectives.parameters import MAX_BUFFER_CELLS
+
 from .diagrams import DiagramError, render_diagram
 from .loader import Course, LessonError
 from .selfcheck import load_quiz, render_self_check
@@ -42,6 +45,10 @@ class Directive:
     params: dict[str, str]
 
 
+# What a @lab may ask for outside a site (a lesson check from the command line): the engine's.
+LESSON_LAB_LIMITS = Limits.drawn(MAX_RANKS, MAX_BUFFER_CELLS)
+
+
 @dataclass
 class Context:
     """What directives need from the lesson being rendered."""
@@ -50,6 +57,7 @@ class Context:
     course: Course
     quiz_dir: Path
     inline: Callable[[str], str]  # render one line of Markdown to HTML
+    lab_limits: Limits = LESSON_LAB_LIMITS  # the site's (its settings) when it renders
     counter: int = 0
     live: list[str] = field(default_factory=list)  # "lab:allreduce/ring", "calc:ddp", ...
 
@@ -115,7 +123,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
         raise DirectiveError(f"@lab: unknown collective/algorithm {d.target!r}; known: {known}")
     params = dict(d.params)
     caption = params.pop("caption", None)
-    ranks = _check_lab(d.target, params)
+    ranks = _check_lab(d.target, params, ctx.lab_limits)
     engine = {k: v for k, v in params.items() if k in LAB_RUN}
     query = urlencode(params)
     src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
@@ -134,7 +142,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
     )
 
 
-def _check_lab(target: str, params: dict[str, str]) -> int:
+def _check_lab(target: str, params: dict[str, str], limits: Limits) -> int:
     """Check a @lab's parameters as its embed page will, so a lesson never embeds a run that
     cannot start; return the rank count. The run's go through the engine's gate with the lab's
     limits, the view's (autoplay, speed, ...) here."""
@@ -152,7 +160,6 @@ def _check_lab(target: str, params: dict[str, str]) -> int:
     collective, _, algorithm = target.partition("/")
     given = {"collective": collective, "algorithm": algorithm, "ranks": LAB_DEFAULT_RANKS}
     given.update(from_text({k: v for k, v in params.items() if k in LAB_RUN}))
-    limits = lab_limits()
     if isinstance(given["ranks"], int) and given["ranks"] >= 1:  # else the gate says why
         cap = max_elements(collective, given["ranks"], limits.max_cells)
         given.setdefault("elements", min(4 * given["ranks"], cap))
@@ -160,20 +167,6 @@ def _check_lab(target: str, params: dict[str, str]) -> int:
         return check(given, limits)["ranks"]
     except CollectiveError as exc:
         raise DirectiveError(f"@lab {target}: {exc}") from None
-
-
-def lab_limits():
-    """Return the limits the lab's pages apply: in the running site, its LAB_MAX_RANKS and
-    LAB_MAX_CELLS settings; outside one (a lesson check from the command line), the engine's."""
-    from flask import current_app, has_app_context
-
-    from app.collectives import MAX_RANKS, Limits
-    from app.collectives.parameters import MAX_BUFFER_CELLS
-
-    if not has_app_context():
-        return Limits.drawn(MAX_RANKS, MAX_BUFFER_CELLS)
-    config = current_app.config
-    return Limits.drawn(int(config["LAB_MAX_RANKS"]), int(config["LAB_MAX_CELLS"]))
 
 
 # -- @calc ---------------------------------------------------------------------------------------
@@ -206,37 +199,15 @@ def _check_calculator(name: str, params: dict[str, str]) -> str:
     """Run the calculator once on these inputs, as its widget will; return its title."""
     from app.costs import CostError
     from app.costs.calculators import CALCULATORS
-    from app.costs.calculators.fields import BOOL, FLOAT, INT
+    from app.costs.calculators.query import run_calculator
 
-    spec = CALCULATORS.get(name)
-    if spec is None:
+    if name not in CALCULATORS:
         raise DirectiveError(f"@calc: no calculator {name!r}; there are {', '.join(CALCULATORS)}")
-    kinds = {f.name: f.kind for f in spec.fields}
-    values: dict[str, object] = {}
-    for key, text in params.items():
-        kind = kinds.get(key)
-        if kind is None:
-            raise DirectiveError(
-                f"@calc {name}: unknown input {key!r}; allowed: caption, theme, {', '.join(kinds)}"
-            )
-        if kind in (INT, FLOAT):
-            try:
-                values[key] = float(text)
-            except ValueError:
-                raise DirectiveError(
-                    f"@calc {name}: {key} must be a number, got {text!r}"
-                ) from None
-        elif kind == BOOL:
-            if text.lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no"):
-                raise DirectiveError(f"@calc {name}: {key} must be true or false, got {text!r}")
-            values[key] = text.lower() in ("1", "true", "on", "yes")
-        else:
-            values[key] = text
     try:
-        spec(**values)
+        run_calculator(name, params)
     except CostError as exc:
         raise DirectiveError(f"@calc {name}: {exc}") from None
-    return spec.title
+    return CALCULATORS[name].title
 
 
 # -- @diagram ------------------------------------------------------------------------------------

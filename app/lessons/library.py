@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.collectives import Limits
 from app.course import Course, Lesson, Section, current_course
 
+from .directives import LESSON_LAB_LIMITS
 from .render import RenderedLesson, render_lesson
 from .search import SearchIndex, Snippet
 
@@ -60,8 +62,9 @@ class SearchHit:
 class Library:
     """Every lesson in `directory` (with its course.yaml and quizzes/), ready to serve."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, lab_limits: Limits = LESSON_LAB_LIMITS) -> None:
         self.directory = Path(directory)
+        self.lab_limits = lab_limits  # the largest run a @lab may draw: the site's settings
         self.course: Course | None = None
 
     @property
@@ -113,6 +116,7 @@ class Library:
                 quiz_dir=self.quiz_dir,
                 instructor=instructor,
                 strict=False,
+                lab_limits=self.lab_limits,
             ),
         )
 

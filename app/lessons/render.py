@@ -16,6 +16,8 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
+from app.collectives import Limits
+
 from . import directives
 from .loader import Course, Lesson
 from .markdown import markdown, normalise_containers, to_mathml
@@ -200,13 +202,18 @@ def render_lesson(
     quiz_dir: Path,
     instructor: bool = False,
     strict: bool = True,
+    lab_limits: Limits = directives.LESSON_LAB_LIMITS,
 ) -> RenderedLesson:
-    """Render a lesson's body. strict: raise LessonRenderError listing every problem."""
+    """Render a lesson's body. strict: raise LessonRenderError listing every problem.
+
+    lab_limits: the largest run a @lab may draw (the site's settings when it renders).
+    """
     ctx = directives.Context(
         slug=lesson.slug,
         course=course,
         quiz_dir=quiz_dir,
         inline=lambda text: render_fragment(text, inline=True),
+        lab_limits=lab_limits,
     )
     html, tokens, problems = render_markdown(
         lesson.body, where=lesson.where, first_line=lesson.body_line, ctx=ctx, instructor=instructor

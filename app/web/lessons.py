@@ -11,6 +11,7 @@ from app.course import LESSONS_DIR
 from app.lessons import Library
 from app.lessons.library import MAX_QUERY
 from app.lessons.render import render_fragment
+from app.web import params
 
 bp = Blueprint("lessons", __name__)
 
@@ -22,7 +23,8 @@ def library() -> Library:
     lib = current_app.extensions.get(EXTENSION_KEY)
     if lib is None:
         directory = current_app.config.get("LESSONS_DIR") or LESSONS_DIR
-        lib = current_app.extensions[EXTENSION_KEY] = Library(Path(directory))
+        limits = params.page_limits(current_app.config)
+        lib = current_app.extensions[EXTENSION_KEY] = Library(Path(directory), limits)
     return lib.refresh()
 
 

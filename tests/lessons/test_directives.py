@@ -16,17 +16,18 @@ from .conftest import FIXTURES
 from .htmltools import parse as parse_html
 
 
-def make_ctx(course, quiz_dir=FIXTURES / "quizzes"):
+def make_ctx(course, quiz_dir=FIXTURES / "quizzes", **context):
     return directives.Context(
         slug="ring-basics",
         course=course,
         quiz_dir=quiz_dir,
         inline=lambda text: render_fragment(text, inline=True),
+        **context,
     )
 
 
-def render(course, text, quiz_dir=FIXTURES / "quizzes"):
-    ctx = make_ctx(course, quiz_dir)
+def render(course, text, quiz_dir=FIXTURES / "quizzes", **context):
+    ctx = make_ctx(course, quiz_dir, **context)
     html, _, problems = render_markdown(
         text, where="lessons/ring-basics.md", first_line=20, ctx=ctx
     )
@@ -144,28 +145,34 @@ def test_lab_errors_name_the_lesson_and_line(course, line, message):
 
 def test_lab_limits_are_the_running_sites_settings(course):
     from app import create_app
+    from app.web import lessons, params
 
     for max_ranks, refused in ((64, 65), (16, 32)):
-        with create_app({"TESTING": True, "LAB_MAX_RANKS": max_ranks}).app_context():
-            _, problems, _ = render(course, f"@lab allreduce/ring ranks={max_ranks}\n")
-            assert problems == []
-            _, problems, _ = render(course, f"@lab allreduce/ring ranks={refused}\n")
-            assert problems == [
-                f"lessons/ring-basics.md:20: @lab allreduce/ring: ranks must be an integer in "
-                f"2..{max_ranks}; got {refused}"
-            ]
+        app = create_app({"TESTING": True, "LAB_MAX_RANKS": max_ranks})
+        with app.app_context():  # the site hands its settings to the lessons it renders
+            limits = lessons.library().lab_limits
+        assert limits == params.page_limits(app.config)
+        _, problems, _ = render(
+            course, f"@lab allreduce/ring ranks={max_ranks}\n", lab_limits=limits
+        )
+        assert problems == []
+        _, problems, _ = render(course, f"@lab allreduce/ring ranks={refused}\n", lab_limits=limits)
+        assert problems == [
+            f"lessons/ring-basics.md:20: @lab allreduce/ring: ranks must be an integer in "
+            f"2..{max_ranks}; got {refused}"
+        ]
 
 
 def test_lab_elements_are_bounded_as_the_embed_bounds_them(course):
-    from app import create_app
+    from app.collectives import Limits
 
-    with create_app({"TESTING": True}).app_context():  # LAB_MAX_CELLS: 4096 elements at 64 ranks
-        _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4096\n")
-        assert problems == []
-        _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4097\n")
-        assert "elements must be an integer in 1..4096 for allreduce on 64 ranks" in problems[0]
-        _, problems, _ = render(course, "@lab allgather/ring ranks=64\n")  # 64 blocks of 64 fit
-        assert problems == []
+    site = {"lab_limits": Limits.drawn(64, 1 << 18)}  # the default LAB_MAX_CELLS: 2^18 cells
+    _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4096\n", **site)
+    assert problems == []
+    _, problems, _ = render(course, "@lab allreduce/ring ranks=64 elements=4097\n", **site)
+    assert "elements must be an integer in 1..4096 for allreduce on 64 ranks" in problems[0]
+    _, problems, _ = render(course, "@lab allgather/ring ranks=64\n", **site)  # 64 blocks of 64
+    assert problems == []
 
 
 # -- @calc ---------------------------------------------------------------------------------------
@@ -193,10 +200,10 @@ def test_calc_embeds_the_widget_with_its_inputs(course):
         ("@calc nosuch", "@calc: no calculator 'nosuch'; there are compare, "),
         (
             "@calc ddp_overlap model_mb=500",
-            "@calc ddp_overlap: unknown input 'model_mb'; allowed: ",
+            "@calc ddp_overlap: unknown input 'model_mb' for ddp_overlap; allowed: ",
         ),
         ("@calc zero stage=5", "@calc zero: stage must be an integer in 0..3, got 5"),
-        ("@calc zero stage=three", "@calc zero: stage must be a number, got 'three'"),
+        ("@calc zero stage=three", "@calc zero: stage must be an integer in 0..3, got 'three'"),
         ("@calc zero qwz=maybe", "@calc zero: qwz must be true or false, got 'maybe'"),
     ],
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from html import escape
 
+from app.collectives import chunk_label  # noqa: F401  (re-exported to the diagrams)
+
 # The same colours as static/js/palette.js (a test keeps them equal): Okabe & Ito for chunks.
 # Ranks are neutral there, so that a colour always means a chunk; a filled rank here takes the
 # light theme's rank outline tone.
@@ -25,11 +27,6 @@ DIMENSION_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
 def chunk_color(i: int) -> str:
     return CHUNK_COLORS[i % len(CHUNK_COLORS)]
-
-
-def chunk_label(i: int) -> str:
-    """Return A, B, ..., Z, then C26, C27, ... (as palette.js labels chunks)."""
-    return chr(65 + i) if i < 26 else f"C{i}"
 
 
 def text_color_on(fill: str) -> str:

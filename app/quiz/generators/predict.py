@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.collectives import CollectiveError, simulate
+from app.collectives import COLLECTIVES, CollectiveError, simulate
 from app.collectives.trace import Trace
 
 from .expressions import TemplateError
@@ -25,7 +25,6 @@ ASKS = {
 }
 MAX_PREDICT_RANKS = 16
 MAX_PREDICT_CHUNKS = 16
-REDUCING = ("allreduce", "reduce", "reduce_scatter")
 CASE_KEYS = {"collective", "algorithm", "ranks", "root", "ranks_per_node"}
 
 
@@ -136,7 +135,8 @@ def _case(rc, where: str) -> Case:
 
 def _check_case(case: Case, ask: str, where: str) -> None:
     """Raise TemplateError unless every shape of `case` runs, fits the page and fits `ask`."""
-    reduces = case.collective in REDUCING
+    known = COLLECTIVES.get(case.collective)  # an unknown one: the engine names it below
+    reduces = known is not None and known.reduces
     if ask == "complete" and not reduces:
         raise TemplateError(f"field '{where}': ask 'complete' needs a reducing collective")
     if ask == "holds" and reduces:

@@ -6,16 +6,10 @@ the right ones and the feedback's words come from the step itself.
 
 from __future__ import annotations
 
-from app.collectives import COLLECTIVES
+from app.collectives import COLLECTIVES, chunk_label
 from app.collectives.trace import ranks_in
 
 from .predict import PredictSpec, instance
-
-
-def chunk_label(c: int) -> str:
-    """Name chunk c as the lab does: A, B, ..., Z, then C26, C27, ..."""
-    return chr(65 + c) if c < 26 else f"C{c}"
-
 
 ALGORITHM_NAMES = {
     "bruck": "Bruck",
