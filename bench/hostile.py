@@ -5,7 +5,8 @@ exactly as `python -m app --host 127.0.0.1 --port <free>` (from this checkout, o
 in DIR), once per phase, and measures it from /proc: the sum of VmRSS, threads and open files
 over the server process and every process it forked (gunicorn's workers, if any). Each phase:
 
-1. a probe, in a process of its own so that the attack's threads do not slow it, connects
+1. a probe, in a process of its own so that the attack's threads do not slow it, and from a
+   client address of its own (127.0.0.2: the attacker's per-address caps are not its), connects
    over Socket.IO and, every PROBE_PERIOD_S, starts a tiny run (ring allreduce, 8 ranks x 64,
    interval 0) and times `simulate` -> first `sim_step`, then times GET /api/collectives;
 2. once the probe has warmed up, the baseline (RSS, threads, files) is taken;
@@ -82,6 +83,7 @@ TINY = {
 PROBE_PERIOD_S = 0.5
 PROBE_TIMEOUT_S = 5.0  # a probe run with no first step by then is a failure
 PROBE_TARGET_MS = 250
+PROBE_ADDRESS = "127.0.0.2"  # the probe's own client address: Linux routes 127/8 to loopback
 AFTER_TARGET_MB = 32
 BUDGET_SETTING = "LAB_MEMORY_BUDGET_MB"
 DEFAULT_SECONDS = 10.0
@@ -833,6 +835,7 @@ def probe_main(url: str, max_seconds: float) -> None:
     """
     from .load import LabClient  # only the probe process needs the Socket.IO client
 
+    connect_from(PROBE_ADDRESS)
     out = ProbeLog()
 
     def runs() -> None:
@@ -854,6 +857,23 @@ def probe_main(url: str, max_seconds: float) -> None:
         threading.Thread(target=target, daemon=True).start()
     stop.wait(max_seconds)
     out.finish()
+
+
+def connect_from(address: str) -> None:
+    """Make this process's IPv4 connections leave from `address` (another loopback address).
+
+    The probe stands for another user: the per-address caps the attacker meets on 127.0.0.1
+    (runs, connections, work units) must not be the probe's. Every client library here
+    (urllib, requests, websocket-client) connects through `socket.socket.connect`.
+    """
+    connect = socket.socket.connect
+
+    def connect_bound(sock: socket.socket, target) -> None:
+        if sock.family == socket.AF_INET and sock.getsockname()[1] == 0:
+            sock.bind((address, 0))
+        connect(sock, target)
+
+    socket.socket.connect = connect_bound
 
 
 def probe_run(url: str, client, client_class) -> tuple[object, float | None, str | None]:

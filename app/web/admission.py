@@ -33,7 +33,7 @@ import math
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from app.collectives import buffer_length
 
@@ -159,6 +159,8 @@ class Admission:
         self._tickets: set[Ticket] = set()
         self._per_key: Counter[str] = Counter()
         self._bytes = 0
+        # Called, on the releasing thread, when the last run (Socket.IO or HTTP) has ended.
+        self.on_idle: Callable[[], None] | None = None
 
     def admit(
         self, address: str, nbytes: int, small: bool, replacing: Ticket | None = None
@@ -233,6 +235,14 @@ class Admission:
             if not self._per_key[ticket.key]:
                 del self._per_key[ticket.key]
             self._bytes -= ticket.nbytes
+            emptied = not self._tickets
+        if emptied and self.on_idle is not None:
+            self.on_idle()
+
+    def idle(self) -> bool:
+        """Say whether no run holds a ticket."""
+        with self._lock:
+            return not self._tickets
 
     def usage(self) -> dict:
         """Return the runs under way, the bytes they reserve and the budget (for tests, bench)."""

@@ -5,9 +5,10 @@ stream it. Python frees all of it, but glibc keeps freed memory in its per-threa
 after floods of large runs the server's RSS stayed 40-100 MB above its baseline
 (bench/RESULTS.md). Two things give it back:
 - `fix_mmap_threshold`: blocks of 128 KiB and more are always mmapped, so freeing one unmaps it;
-- `IdleTrimmer`: when the last live run ends, glibc is asked to return the free pages of its
-  heaps; at most once per `min_interval_s`, so a busy server that empties between runs does
-  not trim after every run, and a trim that was due too soon is deferred, not dropped.
+- `IdleTrimmer`: when the last live run (Socket.IO or HTTP) ends, glibc is asked to return
+  the free pages of its heaps; at most once per `min_interval_s`, so a busy server that
+  empties between runs does not trim after every run, and a trim that was due too soon is
+  deferred, not dropped.
 Where libc has neither function (macOS, musl, Windows) both do nothing. What stays is Python's
 own small-object allocator: its 1 MiB arenas go back only once every object in them is freed.
 """
@@ -27,7 +28,11 @@ log = logging.getLogger(__name__)
 MIN_INTERVAL_S = 1.0
 # Blocks from this size up are mmapped and unmapped when freed: glibc's default, made fixed.
 MMAP_THRESHOLD = 128 * 1024
-_M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter numbers (malloc.h)
+_M_ARENA_MAX = -8
+# Heaps glibc may keep: its default is 8 per core, one per thread that allocates, and each
+# keeps freed memory of its own; HTTP runs on gunicorn's many threads spread over all of them.
+ARENA_MAX = 2
 
 
 def _libc_function(name: str):
@@ -53,6 +58,11 @@ def _load_malloc_trim() -> Callable[[], int] | None:
 malloc_trim = _load_malloc_trim()
 
 
+def limit_arenas(count: int = ARENA_MAX) -> bool:
+    """Have glibc keep at most `count` heaps; say if it did (MALLOC_ARENA_MAX in the env wins)."""
+    return _mallopt("MALLOC_ARENA_MAX", _M_ARENA_MAX, count)
+
+
 def fix_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
     """Have glibc mmap every block of `size` bytes or more; say if it did.
 
@@ -61,20 +71,26 @@ def fix_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
     per-thread heaps and stay there. A fixed threshold keeps them mmapped, so freeing them
     returns them at once. An explicit MALLOC_MMAP_THRESHOLD_ in the environment wins.
     """
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ:
+    return _mallopt("MALLOC_MMAP_THRESHOLD_", _M_MMAP_THRESHOLD, size)
+
+
+def _mallopt(variable: str, parameter: int, value: int) -> bool:
+    """Set glibc's malloc `parameter` unless the environment's `variable` sets it; say if set."""
+    if variable in os.environ:
         return False
     mallopt = _libc_function("mallopt")
     if mallopt is None:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return mallopt(_M_MMAP_THRESHOLD, size) == 1
+    return mallopt(parameter, value) == 1
 
 
 class IdleTrimmer:
     """Trim the heap when the lab goes idle: at most once per `min_interval_s`, never mid-run.
 
-    `on_idle()` is called (by `RunRegistry.finish`) on the thread of the run that ended last.
+    `on_idle()` is called (by `Admission.release`) on the thread of the run that ended last,
+    a Socket.IO stream or an HTTP simulation.
     If a trim ran less than `min_interval_s` ago, that thread waits out the rest of the
     interval (its run has already sent its last event, so no stream waits on it), and only one
     thread waits at a time. Right before trimming it checks `is_idle()` again: a run that

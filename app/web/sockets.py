@@ -105,14 +105,8 @@ class RunRegistry:
     caps on runs per address and overall, and the memory budget, count it until its task ends.
     """
 
-    def __init__(
-        self,
-        max_active: int,
-        on_idle: Callable[[], None] | None = None,
-        admission: Admission | None = None,
-    ) -> None:
+    def __init__(self, max_active: int, admission: Admission | None = None) -> None:
         self.max_active = max_active
-        self.on_idle = on_idle  # called, on the finishing thread, when the last live run ends
         self.admission = admission or Admission(max_active)
         self._lock = threading.Lock()
         self._current: dict[str, Run] = {}  # sid -> the run it started last
@@ -152,14 +146,12 @@ class RunRegistry:
         return was_running
 
     def finish(self, run: Run) -> None:
-        """Forget `run`: its task has ended. If it was the last live run, call `on_idle`."""
+        """Forget `run`: its task has ended, and its admission ticket is given back."""
         with self._lock:
-            emptied = self._live.pop(run.run_id, None) is not None and not self._live
+            self._live.pop(run.run_id, None)
             if self._current.get(run.sid) is run:
                 del self._current[run.sid]
         run.release()
-        if emptied and self.on_idle is not None:
-            self.on_idle()
 
     def idle(self) -> bool:
         """Say whether no run's task is left."""
@@ -195,8 +187,10 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     app.extensions["lab_lanes"] = lanes
     send_queue.install(server)  # each connection counts the bytes waiting for its client
     memory.fix_mmap_threshold()
-    trimmer = memory.IdleTrimmer(runs.idle, trim=memory.malloc_trim)
-    runs.on_idle = trimmer.on_idle
+    memory.limit_arenas()
+    # Trim when no run is left, Socket.IO or HTTP: both hold an admission ticket.
+    trimmer = memory.IdleTrimmer(lab_admission.idle, trim=memory.malloc_trim)
+    lab_admission.on_idle = trimmer.on_idle
     app.extensions["lab_runs"] = runs
     app.extensions["lab_trimmer"] = trimmer
     cache = RunCache(app.config["LAB_RUN_CACHE_BYTES"])

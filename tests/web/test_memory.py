@@ -11,6 +11,7 @@ import pytest
 
 from app import create_app
 from app.web import memory
+from app.web.admission import Admission
 from app.web.extensions import socketio
 from app.web.sockets import Run, RunRegistry
 from tests.conftest import TEST_CONFIG
@@ -118,23 +119,26 @@ def test_concurrent_idles_trim_at_most_once_per_interval_and_the_last_one_is_not
     assert not t._pending
 
 
-def test_registry_calls_on_idle_only_when_its_last_live_run_ends():
+def test_admission_calls_on_idle_only_when_its_last_run_ends():
     calls = []
-    runs = RunRegistry(max_active=4, on_idle=lambda: calls.append(runs.running()))
+    admitted = Admission(max_runs=4)
+    admitted.on_idle = lambda: calls.append(admitted.usage()["runs"])
+    runs = RunRegistry(max_active=4, admission=admitted)
     a, b = runs.start("a"), runs.start("b")
     runs.finish(a)
     assert calls == []
     runs.finish(b)
-    assert calls == [[]]
+    assert calls == [0]
     runs.finish(b)  # finishing twice is not a second emptying
-    assert calls == [[]]
-    assert runs.idle()
+    assert calls == [0]
+    assert admitted.idle()
 
 
-def test_registry_does_not_call_on_idle_for_a_run_it_never_had():
+def test_admission_does_not_call_on_idle_for_a_run_it_never_had():
     calls = []
-    runs = RunRegistry(max_active=4, on_idle=lambda: calls.append(1))
-    runs.finish(Run("stranger"))
+    admitted = Admission(max_runs=4)
+    admitted.on_idle = lambda: calls.append(1)
+    RunRegistry(max_active=4, admission=admitted).finish(Run("stranger"))
     assert calls == []
 
 
@@ -162,15 +166,23 @@ def test_a_finished_run_trims_the_heap_with_no_run_live(app, socket_client):
     assert wait_trims(seen) == [[]]
 
 
-def test_no_trim_while_a_run_is_live(app, socket_client):
+def test_an_http_simulation_trims_the_heap_once_it_has_answered(app, client):
+    seen = record_trims(app)
+    assert client.post("/api/simulate", json=RING8).status_code == 200
+    assert wait_trims(seen) == [[]]
+
+
+def test_no_trim_while_a_run_streams_and_one_once_it_is_cancelled(app, socket_client):
     seen = record_trims(app)
     ack = socket_client.emit("simulate", SLOW, callback=True)
     wait_for(socket_client, "sim_step")
     time.sleep(0.2)
     assert seen == [] and app.extensions["lab_runs"].running() == [ack["run_id"]]
+    # A cancelled run emits nothing more and gives its admission ticket back at once, so the
+    # trim may run while its task is still winding down.
     socket_client.emit("cancel", {}, callback=True)
     wait_idle(app)
-    assert wait_trims(seen) == [[]]
+    assert len(wait_trims(seen)) == 1
 
 
 def test_the_lab_streams_as_usual_without_malloc_trim(monkeypatch, client):
@@ -204,3 +216,16 @@ def test_without_mallopt_the_threshold_is_left_alone(monkeypatch):
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
     monkeypatch.setattr(ctypes, "CDLL", lambda name: object())
     assert memory.fix_mmap_threshold() is False
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc only")
+def test_on_glibc_the_heaps_are_limited(monkeypatch):
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    assert memory.limit_arenas() is True
+
+
+def test_an_explicit_arena_max_in_the_environment_wins(monkeypatch):
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    called = []
+    monkeypatch.setattr(memory, "_libc_function", lambda name: called.append(name))
+    assert memory.limit_arenas() is False and called == []
