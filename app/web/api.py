@@ -59,7 +59,14 @@ def simulate_run():
 
 def document_response(p: params.SimParams) -> Response:
     """Run the engine and answer with the whole trace as one JSON document."""
-    return jsonify(serialize.document(simulate(**p.simulate_kwargs())))
+    trace = simulate(**p.simulate_kwargs())
+    text = serialize.document_json(trace, compact_json)
+    return Response(text + "\n", mimetype="application/json")  # as jsonify ends its text
+
+
+def compact_json(value: object) -> str:
+    """Encode as jsonify does outside debug mode: the app's provider, compact separators."""
+    return current_app.json.dumps(value, separators=(",", ":"))
 
 
 @bp.errorhandler(HTTPException)

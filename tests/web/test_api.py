@@ -172,3 +172,31 @@ def test_pipelined_estimates_use_the_engines_segment_count(client, collective, a
     body = client.post("/api/simulate", json=params).get_json()
     assert body["cost"]["steps"] == body["total_steps"]
     assert body["expected_bytes_per_rank"] == body["bytes_sent"]
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in catalog() if e["collective"] in ("allreduce", "reduce", "all_to_all")][:6]
+)
+def test_the_document_is_start_steps_outputs_expected_and_done_in_one_object(app, entry):
+    from app.web import api, serialize
+
+    ranks_per_node = 2 if entry["needs_ranks_per_node"] else None
+    trace = simulate(
+        entry["collective"], entry["algorithm"], ranks=4, elements=8, ranks_per_node=ranks_per_node
+    )
+
+    def vector(v, dtype):
+        return None if v is None else serialize.numbers(v, dtype)
+
+    with app.app_context():
+        text = serialize.document_json(trace, api.compact_json)
+        whole = api.compact_json(
+            {
+                **serialize.start(trace),
+                "steps": [serialize.step(trace, s) for s in trace.steps],
+                "outputs": [vector(v, trace.dtype) for v in trace.outputs],
+                "expected": [vector(v, trace.dtype) for v in trace.expected],
+                **serialize.done(trace),
+            }
+        )
+    assert text == whole  # the same text as encoding the whole tree at once
