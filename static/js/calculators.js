@@ -5,17 +5,13 @@
 // evaluates a cost formula. On a page of its own in a frame (the embed) the widget is compact.
 (function (global) {
   "use strict";
-  if (global.CalcWidgets) return; // a page that includes several widgets loads this once
+  const CL = global.CollectiveLab;
+  const P = CL.palette;
 
   const DEBOUNCE_MS = 200;
   const BITS_PER_BYTE = 8; // display conversion between GB/s and Gb/s
   const TIME_SCALE = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
   const TIME_LABEL = { ns: "ns", us: "µs", ms: "ms", s: "s" };
-  // One family per panel, the one the server's result names (`sizes`), so MiB and MB never mix.
-  const SIZE_UNITS = {
-    binary: [[2 ** 40, "TiB"], [2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"], [1, "B"]],
-    decimal: [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"], [1, "B"]],
-  };
   const MOST_LOG_TICKS = 7;
   const PLOT_HEIGHT = { full: 250, compact: 210 }; // px of a chart without its legend
   const LEGEND_ROW = 22; // px per row of legend entries
@@ -23,9 +19,10 @@
 
   // -- formatting -----------------------------------------------------------------------------
 
-  function sig(x, digits) {
-    return Number(x.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 12 });
-  }
+  const sig = CL.sig;
+  const sizeUnit = CL.sizeUnit;
+  // Sizes in one family per panel, the one the server's result names (`sizes`).
+  const formatBytes = CL.formatBytes;
 
   function autoTimeUnit(seconds) {
     const m = Math.abs(seconds);
@@ -40,19 +37,6 @@
     if (seconds === 0) return "0 s";
     const u = unit === "auto" ? autoTimeUnit(seconds) : unit;
     return sig(seconds / TIME_SCALE[u], 4) + " " + TIME_LABEL[u];
-  }
-
-  // The largest unit of `family` not above `bytes`: [bytes per unit, name].
-  function sizeUnit(bytes, family) {
-    const units = SIZE_UNITS[family] || SIZE_UNITS.binary;
-    return units.find(([scale]) => Math.abs(bytes) >= scale) || units[units.length - 1];
-  }
-
-  function formatBytes(bytes, family) {
-    if (bytes === null || bytes === undefined) return "—";
-    if (bytes <= 0) return sig(bytes, 4) + " B";
-    const [scale, unit] = sizeUnit(bytes, family);
-    return sig(bytes / scale, 4) + " " + unit;
   }
 
   function formatBandwidth(gbs, unit) {
@@ -401,7 +385,7 @@
         div.previousElementSibling.textContent = chart.title;
         div.setAttribute("aria-label", chart.title);
         div.dataset.kind = chart.kind;
-        global.Plotly.react(div, traces, layout, { displayModeBar: false, responsive: true });
+        global.Plotly.react(div, traces, layout, CL.CHART_CONFIG);
       });
     }
 
@@ -424,29 +408,26 @@
       return { scale: 1 / scale, title: `size (${unit})` };
     }
 
-    baseLayout() {
-      const style = getComputedStyle(this.root);
-      return {
+    // The shared chart theme (common.js) at this widget's height.
+    baseLayout(t) {
+      return CL.chartLayout(t, {
         height: this.compact ? PLOT_HEIGHT.compact : PLOT_HEIGHT.full,
         margin: { l: 64, r: 16, t: 8, b: 48 },
-        paper_bgcolor: "rgba(0,0,0,0)",
-        plot_bgcolor: "rgba(0,0,0,0)",
-        font: { color: style.color, family: style.fontFamily },
         // Above the plot, under the chart's title: a legend below would share its row with the
         // x-axis title and run into it on a narrow chart.
         legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom", font: { size: 12 } },
         hovermode: "closest",
-      };
+      });
     }
 
     figure(chart) {
-      if (chart.kind === "loglog") return this.logLog(chart);
-      if (chart.kind === "timeline") return this.timeline(chart);
-      return this.stacked(chart);
+      const t = CL.chartTheme();
+      if (chart.kind === "loglog") return this.logLog(chart, t);
+      if (chart.kind === "timeline") return this.timeline(chart, t);
+      return this.stacked(chart, t);
     }
 
-    logLog(chart) {
-      const palette = global.Palette.CHUNK_COLORS;
+    logLog(chart, t) {
       const size = (b) => formatBytes(b, this.units.sizes);
       const time = (t) => formatTime(t, this.units.time);
       const traces = chart.series.map((s, i) => ({
@@ -456,7 +437,7 @@
         x: chart.x,
         y: s.y.map((y) => (y > 0 ? y : null)),
         customdata: chart.x.map((x, j) => [size(x), s.y[j] > 0 ? time(s.y[j]) : "—"]),
-        line: { color: palette[i % palette.length], width: 2 },
+        line: { color: P.chunkColor(i, t.name), width: 2 },
         hovertemplate: "%{customdata[0]}: %{customdata[1]}<extra>%{fullData.name}</extra>",
       }));
       if (chart.markers && chart.markers.length) {
@@ -468,16 +449,16 @@
           y: chart.markers.map((m) => m.y),
           text: chart.markers.map((m) => `${m.label} (${time(m.y)})`),
           hovertemplate: "%{text}<extra></extra>",
-          marker: { symbol: "diamond", size: 11, color: "#000000", line: { color: "#ffffff", width: 1 } },
+          marker: { symbol: "diamond", size: 11, color: t.fg, line: { color: t.panel, width: 1 } },
         });
       }
-      const layout = this.baseLayout();
-      layout.xaxis = { title: { text: "message size" }, ...sizeTicks(chart.x, this.units.sizes) };
-      layout.yaxis = this.logTimeAxis(chart.series.flatMap((s) => s.y));
+      const layout = this.baseLayout(t);
+      Object.assign(layout.xaxis, { title: { text: "message size" }, ...sizeTicks(chart.x, this.units.sizes) });
+      Object.assign(layout.yaxis, this.logTimeAxis(chart.series.flatMap((s) => s.y)));
       if (chart.cursor) {
         layout.shapes = [{
           type: "line", xref: "x", yref: "paper", x0: chart.cursor, x1: chart.cursor, y0: 0, y1: 1,
-          line: { color: "#888888", width: 1, dash: "dot" },
+          line: { color: t.muted, width: 1, dash: "dot" },
         }];
         layout.annotations = [{
           x: Math.log10(chart.cursor), xref: "x", y: 1, yref: "paper", yanchor: "top", xanchor: "left",
@@ -487,8 +468,7 @@
       return { traces, layout };
     }
 
-    stacked(chart) {
-      const palette = global.Palette.CHUNK_COLORS;
+    stacked(chart, t) {
       const bytes = chart.y === "bytes";
       const allValues = chart.stacks.flatMap((s) => s.values);
       const largest = Math.max(0, ...allValues);
@@ -500,18 +480,17 @@
         x: chart.categories.map((c) => String(c).replace(/_/g, " ")),
         y: s.values.map((v) => v * axis.scale),
         customdata: s.values.map(text),
-        marker: { color: palette[(i + 1) % palette.length] },
+        marker: { color: P.chunkColor(i + 1, t.name) },
         hovertemplate: "%{customdata}<extra>%{fullData.name}</extra>",
       }));
-      const layout = this.baseLayout();
+      const layout = this.baseLayout(t);
       layout.barmode = "stack";
-      layout.yaxis = { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" };
-      layout.xaxis = { automargin: true };
+      Object.assign(layout.yaxis, { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" });
+      layout.xaxis.automargin = true;
       return { traces, layout };
     }
 
-    timeline(chart) {
-      const palette = global.Palette.CHUNK_COLORS;
+    timeline(chart, t) {
       const groups = [...new Set(chart.rows.map((r) => r.group))];
       const end = Math.max(...chart.rows.map((r) => r.end));
       const axis = this.timeAxis(end);
@@ -528,13 +507,13 @@
           customdata: rows.map((r) => [r.label, time(r.start), time(r.end)]),
           textposition: "none",
           hovertemplate: "%{customdata[0]}: %{customdata[1]} → %{customdata[2]}<extra></extra>",
-          marker: { color: palette[(i + 4) % palette.length], line: { color: "#ffffff", width: 0.5 } },
+          marker: { color: P.chunkColor(i + 4, t.name), line: { color: t.panel, width: 0.5 } },
         };
       });
-      const layout = this.baseLayout();
+      const layout = this.baseLayout(t);
       layout.barmode = "overlay";
-      layout.xaxis = { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" };
-      layout.yaxis = { automargin: true, autorange: "reversed" };
+      Object.assign(layout.xaxis, { title: { text: axis.title }, exponentformat: "none", separatethousands: true, rangemode: "tozero" });
+      Object.assign(layout.yaxis, { automargin: true, autorange: "reversed" });
       layout.height = Math.min(layout.height, 200); // two bars
       return { traces, layout };
     }
@@ -581,17 +560,9 @@
 
   function init() {
     const linkPresets = presets();
-    const widgets = [];
-    for (const root of document.querySelectorAll(".calc-widget[data-calc]")) {
-      if (!root.calcWidget) {
-        root.calcWidget = new Widget(root, linkPresets);
-        widgets.push(root.calcWidget);
-      }
-    }
-    return widgets;
+    for (const root of document.querySelectorAll(".calc-widget[data-calc]")) new Widget(root, linkPresets);
   }
 
-  global.CalcWidgets = { init, formatTime, formatBytes, formatBandwidth };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })(window);

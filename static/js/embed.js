@@ -2,20 +2,16 @@
 //
 // It asks for its simulation as soon as the socket connects (autoplay decides whether it also
 // plays), resumes a run that a dropped connection cut off, loops on the steps it already has
-// when asked to, and follows the page's theme.
+// when asked to, and follows the page's theme. The views, player and client are wired as in the
+// lab (lab-session.js).
 (function (global) {
   "use strict";
+  const CL = global.CollectiveLab;
   const config = JSON.parse(document.getElementById("lab-config").textContent);
   const root = document.querySelector('[data-role="lab"]');
-  const errorBox = root.querySelector('[data-role="error"]');
   const s = config.state;
   const entry = config.catalog.find((e) => e.collective === s.collective && e.algorithm === s.algorithm);
   const opts = config.embed;
-
-  const views = new global.LabViews.Views(root);
-  const player = new global.LabPlayer(root.querySelector('[data-role="player"]'), {
-    views, speed: s.speed, loop: opts.loop,
-  });
   let requested = false;
 
   function params() {
@@ -26,36 +22,28 @@
     return p;
   }
 
-  function showError(message) {
-    errorBox.textContent = message || "";
-    errorBox.hidden = !message;
+  // The first connection asks for the run. After a drop the client asks for a cut-off run
+  // again by itself (runs are deterministic), and the player says what happened.
+  function connection(ok) {
+    if (ok && !requested) {
+      requested = true;
+      global.labMetrics.markClick();
+      session.client.simulate(params());
+      return true;
+    }
+    if (ok) session.showError("");
+    else if (!requested) {
+      session.showError("Cannot reach the Collective Lab server.");
+      return true;
+    }
+    return false;
   }
 
-  const client = new global.LabClient({
-    start: (run) => { showError(""); player.attach(run, opts.autoplay); },
-    step: () => player.stepArrived(),
-    done: () => player.finished(),
-    error: (message, run) => {
-      showError(`The simulation could not run: ${message}`);
-      if (run) player.failed(); else player.loading("not run");
-    },
-    // The first connection asks for the run. After a drop the client asks for a cut-off run
-    // again by itself (runs are deterministic), and the player says what happened.
-    connection: (ok) => {
-      if (ok && !requested) {
-        requested = true;
-        global.LabMetrics.markClick();
-        client.simulate(params());
-      } else if (ok) {
-        showError("");
-        if (!client.cut) player.notice("");
-      } else if (!requested) {
-        showError("Cannot reach the Collective Lab server.");
-      } else if (client.cut || !(client.run && client.run.complete)) {
-        player.connectionLost(Boolean(client.cut));
-      }
-    },
-    resumed: (cut) => player.reconnected(cut),
+  const session = CL.labSession(root, {
+    catalog: config.catalog, speed: s.speed, loop: opts.loop,
+    errorBox: root.querySelector('[data-role="error"]'),
+    showing: () => ({ autoplay: opts.autoplay, step: 0 }),
+    connection,
   });
-  player.loading("loading…");
+  session.player.loading("loading…");
 })(window);

@@ -124,14 +124,12 @@
     return `${location.origin}${config.urls.embed}${ui.collective.value}/${ui.algorithm.value}?${q}`;
   }
 
-  function escapeAttr(s) { return s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;"); }
-
   function openShare() {
     const link = shareLink();
     const name = `${title()} (${ui.algorithm.value.replace(/_/g, " ")}) on ${int(ui.ranks, 8)} ranks, Collective Lab`;
     // The frame, and the one-line script that sizes it to its content (static/js/embed-resize.js).
-    const snippet = `<iframe src="${escapeAttr(embedUrl())}" width="760" height="520" `
-      + `style="border:0;max-width:100%" title="${escapeAttr(name)}" loading="lazy" data-collective-lab></iframe>\n`
+    const snippet = `<iframe src="${global.CollectiveLab.escapeHtml(embedUrl())}" width="760" height="520" `
+      + `style="border:0;max-width:100%" title="${global.CollectiveLab.escapeHtml(name)}" loading="lazy" data-collective-lab></iframe>\n`
       + `<script src="${location.origin}/static/js/embed-resize.js" async></script>`;
     ui.dialog.querySelector('[data-role="share-link"]').value = link;
     ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
@@ -151,30 +149,10 @@
     }
   }
 
-  function showError(message) {
-    ui.error.textContent = message || "";
-    ui.error.hidden = !message;
-  }
-
-  // ---- wiring -----------------------------------------------------------------------------
-  const views = new global.LabViews.Views(lab);
-  const player = new global.LabPlayer(lab.querySelector('[data-role="player"]'), {
-    views, speed, onSpeed: (s) => { speed = s; history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
-  });
-  const client = new global.LabClient({
-    start: (run) => { showError(""); player.attach(run, showing.autoplay, showing.step); },
-    step: () => player.stepArrived(),
-    done: () => player.finished(),
-    error: (message, run) => {
-      showError(`The simulation could not run: ${message}`);
-      if (run) player.failed(); else player.loading("not run");
-    },
-    // A complete run needs nothing more from the server; the rest is said under the player.
-    connection: (ok) => {
-      if (ok) { if (!client.cut) player.notice(""); return; }
-      if (client.cut || !(client.run && client.run.complete)) player.connectionLost(Boolean(client.cut));
-    },
-    resumed: (cut) => player.reconnected(cut),
+  // ---- wiring: the views, player and client, as the embed has them (lab-session.js) ----------
+  const { player, client, showError } = global.CollectiveLab.labSession(lab, {
+    catalog, speed, errorBox: ui.error, showing: () => showing,
+    onSpeed: (s) => { speed = s; history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
   });
 
   // Ask the server for the form's settings; show the run as `how` ({autoplay, step}) says.
@@ -198,7 +176,7 @@
     ev.preventDefault();
     sync(null);
     if (!form.reportValidity()) return;
-    global.LabMetrics.markClick();
+    global.labMetrics.markClick();
     runNow({ autoplay: true, step: 0 });
   });
   // A mouse click on Run leaves focus on the button, where Space would run again; give the

@@ -12,6 +12,7 @@
 // that one.
 (function (global) {
   "use strict";
+  const CL = global.CollectiveLab;
   const BASE_STEP_MS = 1000; // one step per second at 1×
 
   class RenderQueue {
@@ -32,7 +33,7 @@
   }
 
   class Player {
-    // options: {views, speed, loop, onSpeed(speed), compact}
+    // options: {views, speed, loop, onSpeed(speed)}
     constructor(root, options) {
       this.root = root;
       this.views = options.views;
@@ -202,7 +203,7 @@
       const run = this.run;
       if (!run) return;
       await this.views.render(flightMs, (cursor) => {
-        if (cursor >= 0 && global.LabMetrics) global.LabMetrics.markFirstStep();
+        if (cursor >= 0) global.labMetrics.markFirstStep();
         this.root.dataset.drawnStep = String(cursor + 1);
       });
     }
@@ -316,7 +317,7 @@
     }
 
     _bytesText() {
-      const run = this.run, fmt = global.LabViews.formatBytes;
+      const run = this.run, fmt = CL.formatBytes;
       const sent = Array.from(run.rankBytes);
       const lo = Math.min(...sent), hi = Math.max(...sent);
       const expected = run.start.expected_bytes_per_rank;
@@ -356,5 +357,5 @@
     }
   }
 
-  global.LabPlayer = Player;
+  CL.Player = Player;
 })(window);

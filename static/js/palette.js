@@ -20,15 +20,12 @@
     const color = CHUNK_COLORS[((i % CHUNK_COLORS.length) + CHUNK_COLORS.length) % CHUNK_COLORS.length];
     return theme === "dark" && color === "#000000" ? DARK_INK : color;
   }
-  function chunkColors(theme) { return CHUNK_COLORS.map((_, i) => chunkColor(i, theme)); }
   function manyChunks(theme) { return MANY_CHUNKS[theme === "dark" ? "dark" : "light"]; }
   function rankTone(theme) { return RANK_TONES[theme === "dark" ? "dark" : "light"]; }
   function chunkLabel(i) {
     // A, B, ..., Z, then C26, C27, ...: letters for small runs, numbers once letters run out.
     return i < 26 ? String.fromCharCode(65 + i) : "C" + i;
   }
-  global.Palette = {
-    CHUNK_COLORS, MANY_CHUNKS, RANK_TONES, COUNT_SCALE,
-    chunkColor, chunkColors, manyChunks, rankTone, chunkLabel,
-  };
+  const CL = global.CollectiveLab || (global.CollectiveLab = {});
+  CL.palette = { CHUNK_COLORS, COUNT_SCALE, chunkColor, manyChunks, rankTone, chunkLabel };
 })(window);

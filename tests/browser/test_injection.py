@@ -416,7 +416,9 @@ def test_the_lesson_search_box_shows_payloads_as_text(watched, live_server):
 @pytest.mark.server
 def test_payloads_typed_as_quiz_answers_run_nothing(watched, live_server):
     visit(watched, f"{live_server.url}/quiz")
-    watched.evaluate("QuizPage.begin(new URLSearchParams('kinds=numeric,explain&count=6'))")
+    watched.evaluate(
+        "CollectiveLab.quizPage.begin(new URLSearchParams('kinds=numeric,explain&count=6'))"
+    )
     payloads = list(PAYLOADS.items())
     seen = set()
     for n in range(6):

@@ -75,7 +75,7 @@ def test_a_five_question_quiz_with_the_keyboard_only_ends_on_the_chart(page, liv
 def test_feedback_explains_every_option_and_numbers_show_their_formula(page, live_server):
     page.goto(f"{live_server.url}/quiz")
     page.evaluate(
-        "QuizPage.begin(new URLSearchParams('ids=choice-ring-step-count,"
+        "CollectiveLab.quizPage.begin(new URLSearchParams('ids=choice-ring-step-count,"
         "num-ring-allreduce-time&count=2'))"
     )
     for _ in range(2):
@@ -101,7 +101,9 @@ def test_history_is_kept_in_the_browser_and_can_be_cleared(page, live_server):
     page.evaluate("localStorage.clear()")
     page.reload()
     expect(page.locator("[data-role=history-empty]")).to_be_visible()
-    page.evaluate("QuizPage.begin(new URLSearchParams('ids=choice-ring-step-count&count=1'))")
+    page.evaluate(
+        "CollectiveLab.quizPage.begin(new URLSearchParams('ids=choice-ring-step-count&count=1'))"
+    )
     page.keyboard.press("2")
     page.keyboard.press("Enter")
     expect(page.locator(".feedback .verdict")).to_be_visible()
@@ -118,7 +120,9 @@ def test_history_is_kept_in_the_browser_and_can_be_cleared(page, live_server):
 
 def test_practise_again_brings_back_the_missed_questions_with_new_numbers(page, live_server):
     page.goto(f"{live_server.url}/quiz")
-    page.evaluate("QuizPage.begin(new URLSearchParams('ids=num-ring-allreduce-time&count=1'))")
+    page.evaluate(
+        "CollectiveLab.quizPage.begin(new URLSearchParams('ids=num-ring-allreduce-time&count=1'))"
+    )
     first_prompt = page.locator(".question-card .prompt").inner_text()
     page.keyboard.type("0.000001")
     page.keyboard.press("Enter")
@@ -155,7 +159,9 @@ def test_the_page_fits_the_screen_without_sideways_scrolling(browser, live_serve
     page.goto(f"{live_server.url}/quiz?topics=ring-allreduce")
     overflow = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     assert page.evaluate(overflow) <= 0
-    page.evaluate("QuizPage.begin(new URLSearchParams('kinds=predict,order,match&count=3'))")
+    page.evaluate(
+        "CollectiveLab.quizPage.begin(new URLSearchParams('kinds=predict,order,match&count=3'))"
+    )
     for _ in range(3):
         expect(page.locator(".question-card")).to_be_visible()
         assert page.evaluate(overflow) <= 0
@@ -174,7 +180,8 @@ def test_a_lesson_self_check_runs_inside_the_lesson_and_shows_no_answers(page, l
     expect(section).to_have_attribute("data-quiz-lesson", "ring-allreduce")
     html = page.content()
     assert "Show answer" not in html and "why" not in section.inner_html()
-    assert page.evaluate("!!window.Quiz")  # the lesson page loads the quiz runner itself
+    # The lesson page loads the quiz runner itself.
+    assert page.evaluate("!!window.CollectiveLab.quiz.Runner")
     card = section.locator(".question-card")
     expect(card).to_be_visible()
     assert page.evaluate("document.activeElement === document.body")  # no focus stolen on load
@@ -190,7 +197,7 @@ def start_quiz_dealt_by(page, live_server, deal, ids: str) -> None:
     page.route(re.compile(r"/api/quiz/questions\?"), deal)
     page.goto(f"{live_server.url}/quiz")
     count = len(ids.split(","))
-    page.evaluate(f"QuizPage.begin(new URLSearchParams('ids={ids}&count={count}'))")
+    page.evaluate(f"CollectiveLab.quizPage.begin(new URLSearchParams('ids={ids}&count={count}'))")
 
 
 def right_number(shown: dict) -> str:

@@ -18,7 +18,6 @@ pytestmark = pytest.mark.browser
 TOGGLE = '[data-role="theme-toggle"]'
 DARK_FG = "#e8e9ec"  # --fg of [data-theme="dark"] in static/css/site.css
 LIGHT_FG = "#1c1d21"
-DARK_FG_RGB = "rgb(232, 233, 236)"  # the same, as getComputedStyle reports it
 
 
 def theme(page) -> str:
@@ -124,7 +123,7 @@ def test_a_lessons_live_frames_switch_theme_without_reloading(page, course_serve
     for frame in (lab, calc):
         frame.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     calc.wait_for_function(
-        f"() => document.querySelector('.calc-chart')._fullLayout.font.color === '{DARK_FG_RGB}'"
+        f"() => document.querySelector('.calc-chart')._fullLayout.font.color === '{DARK_FG}'"
     )
     lab.wait_for_function(
         "() => document.querySelector('[data-role=topology]')._fullLayout.font.color"

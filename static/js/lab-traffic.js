@@ -1,0 +1,105 @@
+// The traffic views: a p × p heatmap of the bytes on each link (this step, or in total so far),
+// and the bytes each rank has sent so far as bars, beside the cost model's total per rank.
+(function (global) {
+  "use strict";
+  const CL = global.CollectiveLab;
+  const P = CL.palette;
+  const V = CL.views;
+
+  class TrafficView {
+    constructor(el, barsEl) {
+      this.el = el;
+      this.barsEl = barsEl;
+      this.mode = "step";
+    }
+
+    reset(run) {
+      this.run = run;
+      this.t = CL.chartTheme();
+      const p = run.p, t = this.t;
+      const every = V.tickStep(p, 16);
+      const ticks = V.range(p).filter((r) => r % every === 0);
+      this.layout = V.layout(t, {
+        margin: { l: 54, r: 10, t: 34, b: 10 },
+        xaxis: { side: "top", title: { text: "to rank", font: { size: 12 } }, tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
+        yaxis: { autorange: "reversed", tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
+      });
+      this.barLayout = V.layout(t, {
+        margin: { l: 54, r: 10, t: 22, b: 30 }, // the top margin holds the formula's legend
+        bargap: p > 32 ? 0.05 : 0.2,
+        xaxis: { tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, tickfont: { size: 10 } },
+        yaxis: { title: { text: "sent so far", font: { size: 12 } }, fixedrange: true, rangemode: "tozero" },
+      });
+      this.scanned = 0; // steps whose traffic is in stepMax and totals
+      this.stepMax = 1;
+      this.totals = new Float64Array(p * p);
+    }
+
+    // Fix the colour range over every step received, so a colour means the same bytes throughout.
+    _scan() {
+      const run = this.run;
+      for (; this.scanned < run.received; this.scanned++) {
+        for (const [k, link] of run.stepLinks(this.scanned)) {
+          this.stepMax = Math.max(this.stepMax, link.bytes);
+          this.totals[k] += link.bytes;
+        }
+      }
+    }
+
+    async render() {
+      const run = this.run, p = run.p;
+      this._scan();
+      const z = V.range(p).map(() => new Array(p).fill(null));
+      const text = V.range(p).map(() => new Array(p).fill(""));
+      if (this.mode === "step") {
+        for (const [k, link] of run.stepLinks(run.cursor)) {
+          const s = Math.floor(k / p), d = k % p;
+          z[s][d] = link.bytes;
+          text[s][d] = `r${s} → r${d}: ${CL.formatBytes(link.bytes)} in this step (${link.chunks} chunk${link.chunks > 1 ? "s" : ""})`;
+        }
+      } else {
+        for (let s = 0; s < p; s++) for (let d = 0; d < p; d++) {
+          const b = run.linkBytes[s * p + d];
+          if (b > 0) { z[s][d] = b; text[s][d] = `r${s} → r${d}: ${CL.formatBytes(b)} so far`; }
+        }
+      }
+      const heat = {
+        type: "heatmap", z, text, hoverinfo: "text", hoverongaps: false, x: V.range(p), y: V.range(p),
+        colorscale: P.COUNT_SCALE, zmin: 0, xgap: p <= 32 ? 1 : 0, ygap: p <= 32 ? 1 : 0,
+        zmax: this.mode === "step" ? this.stepMax : Math.max(1, ...this.totals),
+        colorbar: { thickness: 12, len: 0.9, outlinewidth: 0, title: { text: "bytes", side: "top", font: { size: 12 } }, tickfont: { size: 11 } },
+      };
+      const work = [global.Plotly.react(this.el, [heat], this.layout, CL.CHART_CONFIG)];
+      if (this.barsEl) work.push(this._bars());
+      await Promise.all(work);
+    }
+
+    _bars() {
+      const run = this.run, p = run.p, t = this.t;
+      const expected = run.start.expected_bytes_per_rank;
+      const sent = Array.from(run.rankBytes);
+      const final = run.done ? Math.max(...run.done.bytes_sent) : 0;
+      const formula = Array.isArray(expected) ? expected : typeof expected === "number" ? V.range(p).map(() => expected) : null;
+      const top = Math.max(final, ...(formula || [0]), ...sent, 1) * 1.12;
+      const data = [{
+        type: "bar", x: V.range(p), y: sent, marker: { color: t.rank.fill, line: { color: t.rank.line, width: 1 } },
+        hovertext: sent.map((b, r) => `r${r} has sent ${CL.formatBytes(b)}${formula ? ` of ${CL.formatBytes(formula[r])} (formula)` : ""}`),
+        hoverinfo: "text",
+      }];
+      const annotations = [];
+      if (formula) {
+        data.push({
+          type: "scatter", mode: "markers", x: V.range(p), y: formula, hoverinfo: "skip", cliponaxis: false,
+          marker: { symbol: "line-ew-open", size: Math.max(6, Math.min(30, 420 / p)), color: t.fg, line: { width: 2, color: t.fg } },
+        });
+        // Above the plotting area, where no bar or formula mark can reach it.
+        annotations.push({ xref: "paper", x: 1, yref: "paper", y: 1, xanchor: "right", yanchor: "bottom", yshift: 2,
+          showarrow: false, text: "— formula's total per rank", font: { size: 11, color: t.muted } });
+      }
+      const layout = Object.assign({}, this.barLayout, { annotations, yaxis: Object.assign({}, this.barLayout.yaxis, { range: [0, top] }) });
+      return global.Plotly.react(this.barsEl, data, layout, CL.CHART_CONFIG);
+    }
+  }
+
+  V.TrafficView = TrafficView;
+})(window);
