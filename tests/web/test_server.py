@@ -183,9 +183,14 @@ def test_sessions_opened_and_closed_in_a_loop_leave_no_thread_and_no_slot_behind
                 conn.getresponse().read()  # engine.io's close packet
         finally:
             conn.close()
-        after = server.threads()
-    assert statuses == [200] * 200, f"refused after {len(statuses) - 1}: {body}"
-    assert after <= before + 4, f"{after} threads after 200 closed sessions ({before} before)"
+        assert statuses == [200] * 200, f"refused after {len(statuses) - 1}: {body}"
+        # A closed session's threads end a moment later (later still on a loaded machine).
+        wait_until(
+            lambda: server.threads() <= before + 4,
+            30,
+            f"threads after 200 closed sessions stayed above {before} + 4 ({before} before)",
+            every=0.2,
+        )
 
 
 def test_a_client_that_stops_answering_pings_is_disconnected():
