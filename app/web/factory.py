@@ -19,6 +19,14 @@ def create_app(config: dict | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
         template_folder=str(ROOT / "templates"),
     )
+    _configure(app, config)
+    _init_http(app)
+    _init_socketio(app)
+    return app
+
+
+def _configure(app: Flask, config: dict | None) -> None:
+    """Load the settings' defaults, then COLLECTIVE_LAB_* variables, then `config`."""
     app.config.update(settings.defaults())
     app.config.from_prefixed_env("COLLECTIVE_LAB")
     if config:
@@ -29,9 +37,12 @@ def create_app(config: dict | None = None) -> Flask:
     app.config["SECRET_KEY"] = instance_secret.resolve(
         app.config.get("SECRET_KEY"), app.instance_path
     )
+
+
+def _init_http(app: Flask) -> None:
+    """Register the blueprints and the middleware every HTTP response passes through."""
     from . import (
         api,
-        bad_input,
         calculator_pages,
         compression,
         costs_api,
@@ -42,16 +53,9 @@ def create_app(config: dict | None = None) -> Flask:
         limits,
         pages,
         quiz,
-        socket_json,
-        sockets,
-        transport,
-        ws_compat,
     )
 
-    ws_compat.apply()
-
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
-
     blueprints = (pages, api, lab, costs_api, calculator_pages, lessons, quiz)
     for blueprint in (module.bp for module in blueprints):
         app.register_blueprint(blueprint)
@@ -59,6 +63,12 @@ def create_app(config: dict | None = None) -> Flask:
     headers.init_app(app)
     limits.init_app(app)
 
+
+def _init_socketio(app: Flask) -> None:
+    """Bind Socket.IO to `app`, then the lab's events and the bounds on every connection."""
+    from . import bad_input, socket_json, sockets, transport, ws_compat
+
+    ws_compat.apply()
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()
     socketio.init_app(
         app,
@@ -75,4 +85,3 @@ def create_app(config: dict | None = None) -> Flask:
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
     transport.init_app(app, socketio.server)  # bounded websockets, packets and sessions
-    return app
