@@ -13,9 +13,10 @@ import pytest
 
 from app import create_app
 from app.costs.calculators import CALCULATORS
+from app.web.admission import Busy
 from app.web.extensions import socketio
 from app.web.limits import RateLimited, TokenBuckets
-from app.web.sockets import RunRegistry, ServerBusy
+from app.web.runs import RunRegistry
 
 RING4 = {"collective": "allreduce", "algorithm": "ring", "ranks": 4, "elements": 8}
 SLOW = {**RING4, "interval_ms": 5000}
@@ -94,7 +95,7 @@ def test_shutdown_cancels_every_run():
     started = [runs.start(sid) for sid in ("a", "b", "c")]
     assert runs.cancel_all() == 3
     assert all(run.cancelled for run in started)
-    with pytest.raises(ServerBusy):
+    with pytest.raises(Busy):
         full = RunRegistry(max_active=1)
         full.start("x")
         full.start("y")

@@ -7,7 +7,7 @@ import threading
 import pytest
 import socketio
 
-from app.web import sockets
+from app.web import runs, sockets
 
 pytestmark = pytest.mark.server
 
@@ -39,8 +39,8 @@ def test_back_to_back_simulates_stream_the_last_one_sent(live_server):
 
 def test_a_replaced_run_does_not_run_the_engine(monkeypatch):
     calls = []
-    run = sockets.Run("sid")
+    run = runs.Run("sid")
     run.cancel()
     monkeypatch.setattr(sockets, "simulate", lambda **kw: calls.append(kw))
-    sockets._stream(server=None, runs=sockets.RunRegistry(max_active=4), run=run, p=None)
+    sockets._stream(server=None, runs=runs.RunRegistry(max_active=4), run=run, p=None)
     assert calls == []
