@@ -9,14 +9,23 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
 log = logging.getLogger(__name__)
+
+
+class InputError(ValueError):
+    """A request's input is wrong; the message names the field and what is allowed.
+
+    Raised by the web layer's parsers (a simulate's parameters, a quiz query); a view that
+    lets it through answers 400 with the message (JSON under /api/, a page elsewhere).
+    """
 
 
 def init_app(app: Flask) -> None:
     """Answer every HTTP error of `app` as JSON for /api/ paths and as a page for the rest."""
     app.register_error_handler(HTTPException, error_response)
+    app.register_error_handler(InputError, lambda e: error_response(BadRequest(str(e))))
     app.register_error_handler(Exception, _unexpected)
 
 

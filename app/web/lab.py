@@ -14,7 +14,8 @@ from flask import Blueprint, current_app, render_template, request, url_for
 
 from ..collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
 from . import params
-from .params import ParamError, SimParams
+from .errors import InputError
+from .params import SimParams
 
 bp = Blueprint("lab", __name__)
 
@@ -141,7 +142,7 @@ def parse_state(args, collective: str | None = None, algorithm: str | None = Non
     query = {**args.to_dict(), "collective": collective, "algorithm": algorithm}
     try:
         return params.parse_query(query, lim, lambda given: page_defaults(entry, given, lim))
-    except ParamError as e:
+    except InputError as e:
         raise PageError(400, str(e)) from None
 
 
@@ -195,7 +196,7 @@ def load_on_open(args) -> dict | None:
         return None
     try:
         step = params.query_integer(args, "step", 0, MAX_STEP, default=0)
-    except ParamError as e:
+    except InputError as e:
         raise PageError(400, str(e)) from None
     return {"autoplay": _flag(args, "autoplay"), "step": step}
 

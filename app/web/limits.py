@@ -179,7 +179,7 @@ def _simulate_cells() -> int:
             max_ranks=current_app.config["LAB_MAX_RANKS"],
             max_cells=current_app.config["LAB_MAX_CELLS"],
         )
-    except (params.ParamError, RecursionError):
+    except (errors.InputError, RecursionError):
         return 0
     return p.ranks * buffer_length(p.collective, p.ranks, p.elements)
 

@@ -24,12 +24,10 @@ from app.collectives import (
 )
 from app.collectives.parameters import shown
 
+from .errors import InputError
+
 MAX_INTERVAL_MS = 5000
 FIELDS = (*ENGINE_FIELDS, "interval_ms")
-
-
-class ParamError(ValueError):
-    """A simulate parameter is missing, mistyped or out of range; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -78,28 +76,28 @@ def entry_of(collective: str, algorithm: str) -> dict:
 
 
 def parse(data: object, *, max_ranks: int, max_cells: int) -> SimParams:
-    """Check a JSON object of simulate parameters and return them typed, or raise ParamError.
+    """Check a JSON object of simulate parameters and return them typed, or raise InputError.
 
     `max_ranks` and `max_cells` are the LAB_MAX_RANKS and LAB_MAX_CELLS settings.
     """
     if not isinstance(data, dict):
-        raise ParamError(f"parameters must be a JSON object, got {shown(data)}")
+        raise InputError(f"parameters must be a JSON object, got {shown(data)}")
     for key in data:
         if key not in FIELDS:
-            raise ParamError(f"unknown parameter {shown(key)}; allowed: {', '.join(FIELDS)}")
+            raise InputError(f"unknown parameter {shown(key)}; allowed: {', '.join(FIELDS)}")
     engine = {k: v for k, v in data.items() if k != "interval_ms"}
     try:
         checked = check(engine, Limits(1, max_ranks, max_cells))
         interval_ms = integer(data, "interval_ms", 0, MAX_INTERVAL_MS, default=0)
     except CollectiveError as e:
-        raise ParamError(str(e)) from None
+        raise InputError(str(e)) from None
     return SimParams(**checked, interval_ms=interval_ms)
 
 
 def parse_query(
     args: Mapping[str, str], limits: Limits, defaults: Callable[[dict], dict]
 ) -> SimParams:
-    """Check a link's query (text) and return the run it names, or raise ParamError.
+    """Check a link's query (text) and return the run it names, or raise InputError.
 
     `defaults(given)` supplies what the query leaves out. A root or node size that the link's
     algorithm does not use is ignored, as the form ignores it: a link outlives the form. Pages
@@ -115,7 +113,7 @@ def parse_query(
     try:
         return SimParams(**check({**defaults(given), **given}, limits))
     except CollectiveError as e:
-        raise ParamError(str(e)) from None
+        raise InputError(str(e)) from None
 
 
 def query_integer(args: Mapping[str, str], name: str, low: int, high: int, default: int) -> int:
@@ -124,4 +122,4 @@ def query_integer(args: Mapping[str, str], name: str, low: int, high: int, defau
     try:
         return integer({name: read_integer(text)} if text else {}, name, low, high, default)
     except CollectiveError as e:
-        raise ParamError(str(e)) from None
+        raise InputError(str(e)) from None

@@ -44,16 +44,14 @@ from app.quiz.select import (
 )
 from app.quiz.tokens import GradedDraws
 
+from .errors import InputError
+
 bp = Blueprint("quiz", __name__)
 
 MAX_BODY = 16 * 1024  # an answer is a few ids, a number or a paragraph
 MAX_COUNT = 50
 MAX_IDS = 50
 MODES = ("practice", "mock", "lesson")
-
-
-class ParamError(ValueError):
-    """A query parameter is wrong; the message names it."""
 
 
 def _secret() -> str:
@@ -137,11 +135,11 @@ def _split(value: str) -> list[str]:
 def _list_arg(name: str, allowed, limit: int = MAX_IDS) -> list[str]:
     values = [v for raw in request.args.getlist(name) for v in _split(raw)]
     if len(values) > limit:
-        raise ParamError(f"{name}: at most {limit} values")
+        raise InputError(f"{name}: at most {limit} values")
     unknown = [v for v in values if v not in allowed]
     if unknown:
         shown = ", ".join(list(allowed)[:60])
-        raise ParamError(f"{name}: unknown value {unknown[0][:60]!r}; allowed: {shown}")
+        raise InputError(f"{name}: unknown value {unknown[0][:60]!r}; allowed: {shown}")
     return list(dict.fromkeys(values))
 
 
@@ -149,7 +147,7 @@ def _count() -> int:
     raw = request.args.get("count", "10")
     # ASCII digits only: str.isdigit() also accepts "²" and "①", which int() refuses.
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 4) or not 1 <= int(raw) <= MAX_COUNT:
-        raise ParamError(f"count: must be an integer in 1..{MAX_COUNT}, got {raw[:20]!r}")
+        raise InputError(f"count: must be an integer in 1..{MAX_COUNT}, got {raw[:20]!r}")
     return int(raw)
 
 
@@ -164,12 +162,12 @@ def questions():
     try:
         mode = request.args.get("mode", "practice")
         if mode not in MODES:
-            raise ParamError(f"mode: must be one of {', '.join(MODES)}, got {mode[:20]!r}")
+            raise InputError(f"mode: must be one of {', '.join(MODES)}, got {mode[:20]!r}")
         topics = _list_arg("topics", bank.course.slugs)
         kinds = _list_arg("kinds", KINDS)
         difficulty = request.args.get("difficulty") or None
         if difficulty is not None and difficulty not in DIFFICULTIES:
-            raise ParamError(
+            raise InputError(
                 f"difficulty: must be one of {', '.join(DIFFICULTIES)}, got {difficulty[:20]!r}"
             )
         ids = _list_arg("ids", bank.by_id)
@@ -177,7 +175,7 @@ def questions():
         if mode == "lesson":
             lesson = request.args.get("lesson", "")
             if lesson not in bank.course.slugs:
-                raise ParamError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
+                raise InputError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
             topics = [lesson]
         # Each question counts for the chosen topic that selected it (results say so).
         topic_of = partial(chosen_topic, bank, topics=topics)
@@ -192,7 +190,7 @@ def questions():
                 chosen = mock_interview(bank, pool, rng, topic_of)
             else:
                 chosen = balanced(pool, count, rng, topic_of)
-    except ParamError as exc:
+    except InputError as exc:
         return _error(str(exc))
     return jsonify(
         mode=mode,

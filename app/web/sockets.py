@@ -29,6 +29,7 @@ from app.collectives import CollectiveError, simulate
 
 from . import admission, bad_input, memory, params, send_queue
 from .admission import Busy, Lanes
+from .errors import InputError
 from .limits import RateLimited, TokenBuckets
 from .runcache import EncodedRun, RunCache, encode_run
 from .runs import Run, RunRegistry
@@ -118,7 +119,7 @@ class _Handlers:
                 max_ranks=self.app.config["LAB_MAX_RANKS"],
                 max_cells=self.app.config["LAB_MAX_CELLS"],
             )
-        except params.ParamError as e:
+        except InputError as e:
             return {"ok": False, "error": str(e)}
         if self._too_far_behind(sid):
             return {"ok": False, "error": "your connection is not keeping up: disconnected"}
