@@ -202,7 +202,7 @@ def run(
 ) -> dict:
     """Measure both servers, alternating runs; print and return the figures.
 
-    The runs repeat one parameter set, which the app's run cache (app/web/runcache.py) would
+    The runs repeat one parameter set, which the app's run cache (app/web/live/runcache.py) would
     serve without the engine after the first: by default the cache is off, so the full stack
     computes and encodes every run; `cache=True` measures the repeated-run path instead.
     """

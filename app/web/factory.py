@@ -41,23 +41,16 @@ def _configure(app: Flask, config: dict | None) -> None:
 
 def _init_http(app: Flask) -> None:
     """Register the blueprints and the middleware every HTTP response passes through."""
-    from . import (
-        api,
-        calculator_pages,
-        compression,
-        costs_api,
-        errors,
-        headers,
-        lab,
-        lessons,
-        limits,
-        pages,
-        quiz,
-    )
+    from . import compression, errors, headers
+    from .api import costs, simulate
+    from .api import quiz as quiz_api
+    from .guard import limits
+    from .pages import calculators, home, lab, lessons, quiz
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
-    blueprints = (pages, api, lab, costs_api, calculator_pages, lessons, quiz)
-    for blueprint in (module.bp for module in blueprints):
+    pages = (home, lab, calculators, lessons, quiz)
+    apis = (simulate, costs, quiz_api)
+    for blueprint in (module.bp for module in pages + apis):
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)
@@ -66,7 +59,7 @@ def _init_http(app: Flask) -> None:
 
 def _init_socketio(app: Flask) -> None:
     """Bind Socket.IO to `app`, then the lab's events and the bounds on every connection."""
-    from . import bad_input, socket_json, sockets, transport, ws_compat
+    from .live import bad_input, socket_json, sockets, transport, ws_compat
 
     ws_compat.apply()
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()
@@ -83,5 +76,5 @@ def _init_socketio(app: Flask) -> None:
         ping_interval=app.config["SOCKET_PING_INTERVAL_S"],
         ping_timeout=app.config["SOCKET_PING_TIMEOUT_S"],
     )
-    sockets.init_app(app, socketio.server)  # this app's own server: see app/web/sockets.py
+    sockets.init_app(app, socketio.server)  # this app's own server: see app/web/live/sockets.py
     transport.init_app(app, socketio.server)  # bounded websockets, packets and sessions

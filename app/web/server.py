@@ -37,7 +37,7 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from . import settings
 from .headers import SERVER_NAME
-from .socket_json import Encoded, encode
+from .live.socket_json import Encoded, encode
 
 ROOT = Path(__file__).resolve().parents[2]
 BACKLOG = 256  # connections the kernel queues while every connection slot is taken

@@ -142,9 +142,9 @@ SETTINGS = (
         "LAB_MEMORY_BUDGET_MB",
         256,
         "Memory the lab's simulations may hold at once, in MB, on top of the server's idle "
-        "size. Each run reserves an upper bound of its peak (app/web/admission.py: about 23 MB "
-        "for the largest stream, 77 MB for the largest HTTP document), and a stream keeps only "
-        "twice its encoded payloads once they are encoded; a run that does not fit is answered "
+        "size. Each run reserves an upper bound of its peak (app/web/guard/admission.py: about "
+        "23 MB for the largest stream, 77 MB for the largest HTTP document), and a stream keeps "
+        "only twice its encoded payloads once encoded; a run that does not fit is answered "
         "'server busy: N simulations use X MB of the Y MB memory budget' (HTTP 503). Runs of "
         "more than LAB_SMALL_RUN_RANKS ranks leave an eighth of it to smaller runs. 0: no budget.",
     ),
@@ -198,7 +198,7 @@ SETTINGS = (
         "/calculators 9, POST /api/simulate 1 + cells/1024 (257 for the largest run); static "
         "files are free. "
         "200/s is a class of 200 behind one NAT address, each student sending about one "
-        "calculator request a second (app/web/limits.py has the arithmetic); past the budget "
+        "calculator request a second (app/web/guard/limits.py has the arithmetic); past the budget "
         "requests get 429 with Retry-After.",
     ),
     Setting(

@@ -145,7 +145,8 @@ def test_lab_errors_name_the_lesson_and_line(course, line, message):
 
 def test_lab_limits_are_the_running_sites_settings(course):
     from app import create_app
-    from app.web import lessons, params
+    from app.web import params
+    from app.web.pages import lessons
 
     for max_ranks, refused in ((64, 65), (16, 32)):
         app = create_app({"TESTING": True, "LAB_MAX_RANKS": max_ranks})

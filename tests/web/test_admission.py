@@ -18,8 +18,11 @@ import pytest
 
 from app import create_app
 from app.collectives import buffer_length, catalog, simulate
-from app.web import admission, api, params, runcache, sockets
+from app.web import params
+from app.web.api import simulate as api
 from app.web.extensions import socketio
+from app.web.guard import admission
+from app.web.live import runcache, sockets
 from tests.conftest import TEST_CONFIG
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
@@ -184,6 +187,8 @@ def test_the_memory_budget_refuses_a_run_that_does_not_fit_and_names_the_budget(
 
         gate.open()
         received_until(first, "sim_done")
+        # The ticket goes back when the run's task ends, a moment after its last event.
+        wait_until(lambda: not app.extensions["lab_runs"].running(), "the first run's end")
         assert second.emit("simulate", {**BIG, "seed": 1}, callback=True)["ok"] is True
     finally:
         gate.open()

@@ -178,7 +178,8 @@ def test_pipelined_estimates_use_the_engines_segment_count(client, collective, a
     "entry", [e for e in catalog() if e["collective"] in ("allreduce", "reduce", "all_to_all")][:6]
 )
 def test_the_document_is_start_steps_outputs_expected_and_done_in_one_object(app, entry):
-    from app.web import api, serialize
+    from app.web import serialize
+    from app.web.api import simulate as api
 
     ranks_per_node = 2 if entry["needs_ranks_per_node"] else None
     trace = simulate(

@@ -37,7 +37,8 @@ from app.costs import HARDWARE
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
 from app.quiz import grading, tokens
-from app.web import calculator_pages, params
+from app.web import params
+from app.web.pages import calculators as calculator_pages
 from tests.conftest import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,9 +94,9 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         spec = CALCULATORS.get(path_args.get("name", ""))
         names = tuple(f.name for f in spec.fields) if spec else ()
         return (*names, "calculator", "theme")
-    if endpoint == "quiz.questions":
+    if endpoint == "quiz_api.questions":
         return QUIZ_FIELDS
-    if endpoint == "quiz.answer":
+    if endpoint == "quiz_api.answer":
         return (*sorted(grading.FIELDS), "body")
     if endpoint in ("lessons.search", "lessons.index"):
         return ("q",)
@@ -116,7 +117,7 @@ def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
         return dict(COST_BASE)
     if endpoint == "costs.cost_compare":
         return {k: v for k, v in COST_BASE.items() if k != "algorithm"}
-    if endpoint == "quiz.questions":
+    if endpoint == "quiz_api.questions":
         return {"mode": "practice", "count": "3"}
     if endpoint in ("lessons.search", "lessons.index"):
         return {"q": "ring"}
@@ -146,7 +147,7 @@ TRAVERSALS = [
     "../pyproject.toml",
     "../../pyproject.toml",
     "..%2f..%2fpyproject.toml",
-    "css/../../app/web/api.py",
+    "css/../../app/web/api/simulate.py",
     "/etc/passwd",
     "....//....//etc/passwd",
     "css/site.css\x00.png",
@@ -509,7 +510,7 @@ RULES = rules()
 
 def test_the_fuzzing_covers_every_endpoint_of_the_app():
     endpoints = {endpoint for _, endpoint, _, _ in RULES}
-    assert {"api.simulate_run", "costs.calc", "quiz.answer", "lab.embed", "static"} <= endpoints
+    assert {"api.simulate_run", "costs.calc", "quiz_api.answer", "lab.embed", "static"} <= endpoints
     assert {"lessons.search", "lessons.index", "pages.favicon"} <= endpoints
     assert ("/api/simulate", "POST") in {(r, m) for r, _, m, _ in RULES}
     assert ("/api/quiz/answer", "POST") in {(r, m) for r, _, m, _ in RULES}
@@ -553,9 +554,9 @@ def test_random_input_never_breaks_an_endpoint(fuzzer, rule, endpoint, method, a
         path = build_path(rule, path_args)
         sent = None
         if method in ("POST", "PUT", "PATCH"):
-            bases = list(fuzzer.quiz_bases.values()) if endpoint == "quiz.answer" else []
+            bases = list(fuzzer.quiz_bases.values()) if endpoint == "quiz_api.answer" else []
             bases = [RING8] if endpoint == "api.simulate_run" else bases
-            if endpoint == "quiz.answer" and data.draw(st.booleans(), label="re-sign"):
+            if endpoint == "quiz_api.answer" and data.draw(st.booleans(), label="re-sign"):
                 bases = [resigned(b, data) for b in bases]
             sent = data.draw(bodies(names, bases), label="body")
         response = fuzzer.request(
@@ -685,7 +686,7 @@ def nasty_bodies() -> list[tuple[str, bytes]]:
 @pytest.mark.parametrize(("label", "body"), nasty_bodies(), ids=[n for n, _ in nasty_bodies()])
 def test_a_nasty_json_body_gets_a_4xx_naming_the_body_or_a_field(fuzzer, path, label, body):
     response = fuzzer.request("POST", path, body=body, content_type="application/json")
-    names = field_names("api.simulate_run" if path == "/api/simulate" else "quiz.answer", {})
+    names = field_names("api.simulate_run" if path == "/api/simulate" else "quiz_api.answer", {})
     check(fuzzer, response, f"POST {path} with {label}", names, {})
     assert 400 <= response.status_code < 500
 

@@ -31,8 +31,9 @@ from hypothesis import strategies as st
 
 from app import create_app
 from app.collectives import simulate
-from app.web import params, sockets
+from app.web import params
 from app.web.extensions import socketio as flask_socketio
+from app.web.live import sockets
 from tests.conftest import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Rate limits and the cap on concurrent runs: clear errors, and nothing else disturbed.
 
-HTTP requests are charged by their work per client address (app/web/limits.py): a class of 200
+HTTP requests are charged by their work per client address (app/web/guard/limits.py): a class of 200
 students behind one NAT address, each dragging a calculator's sliders, is never refused, while
 one script hammering from one address is refused once it has spent its budget.
 """
@@ -13,10 +13,10 @@ import pytest
 
 from app import create_app
 from app.costs.calculators import CALCULATORS
-from app.web.admission import Busy
 from app.web.extensions import socketio
-from app.web.limits import RateLimited, TokenBuckets
-from app.web.runs import RunRegistry
+from app.web.guard.admission import Busy
+from app.web.guard.limits import RateLimited, TokenBuckets
+from app.web.live.runs import RunRegistry
 
 RING4 = {"collective": "allreduce", "algorithm": "ring", "ranks": 4, "elements": 8}
 SLOW = {**RING4, "interval_ms": 5000}

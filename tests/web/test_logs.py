@@ -17,7 +17,7 @@ import socket
 import pytest
 
 from app import create_app
-from app.web.bad_input import BadInputLog
+from app.web.live.bad_input import BadInputLog
 from tests.conftest import TEST_CONFIG, LiveServer
 from tests.web.test_fuzz_sockets import RawSocket
 

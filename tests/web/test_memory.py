@@ -10,10 +10,10 @@ import time
 import pytest
 
 from app import create_app
-from app.web import memory
-from app.web.admission import Admission
 from app.web.extensions import socketio
-from app.web.runs import Run, RunRegistry
+from app.web.guard.admission import Admission
+from app.web.live import memory
+from app.web.live.runs import Run, RunRegistry
 from tests.conftest import TEST_CONFIG
 from tests.web.test_sockets import RING8, SLOW, wait_for, wait_idle
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 import socketio
 
-from app.web import runs, sockets
+from app.web.live import runs, sockets
 
 pytestmark = pytest.mark.server
 

@@ -12,10 +12,11 @@ import socketio
 
 from app import create_app
 from app.collectives import simulate
-from app.web import params, serialize, sockets
+from app.web import params, serialize
 from app.web.extensions import socketio as flask_socketio
-from app.web.runcache import EncodedRun, RunCache, key
-from app.web.socket_json import Encoded, encode
+from app.web.live import sockets
+from app.web.live.runcache import EncodedRun, RunCache, key
+from app.web.live.socket_json import Encoded, encode
 from tests.conftest import TEST_CONFIG, LiveServer
 from tests.web.test_sockets import RING8, wait_for, wait_idle
 
@@ -290,7 +291,7 @@ PAYLOADS = [
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_an_encoded_payload_is_spliced_byte_for_byte_as_json_dumps_would_write_it(payload):
-    from app.web import socket_json
+    from app.web.live import socket_json
 
     run_id = "0123456789abcdef"
     spliced = socket_json.dumps(

@@ -11,8 +11,9 @@ import pytest
 
 from app import create_app
 from app.collectives import simulate
-from app.web import settings, sockets
+from app.web import settings
 from app.web.extensions import socketio
+from app.web.live import sockets
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
 SLOW = {**RING8, "interval_ms": 5000}
@@ -278,7 +279,7 @@ def test_an_unexpected_failure_is_logged_and_reported_plainly(
         raise RuntimeError("engine exploded")
 
     monkeypatch.setattr(sockets, "simulate", broken)
-    with caplog.at_level(logging.ERROR, logger="app.web.sockets"):
+    with caplog.at_level(logging.ERROR, logger="app.web.live.sockets"):
         ack = socket_client.emit("simulate", RING8, callback=True)
         wait_idle(app)
     events = socket_client.get_received()

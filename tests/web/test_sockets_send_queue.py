@@ -17,7 +17,7 @@ import pytest
 
 from app import create_app
 from app.collectives import simulate
-from app.web import runcache, send_queue
+from app.web.live import runcache, send_queue
 from tests.conftest import TEST_CONFIG, LiveServer
 
 pytestmark = pytest.mark.server

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simple_websocket import ws
 
-from app.web import ws_compat
+from app.web.live import ws_compat
 
 
 class ResetSocket:

@@ -47,8 +47,8 @@ from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
 from flask import Flask
 from socketio import packet as sio
 
+from ..guard.clients import Clients
 from .bad_input import CheckedPacket, MalformedPacket
-from .clients import Clients
 from .socket_json import UNDECODABLE
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The lab's runs: each client's current simulation and every run whose task has not ended.
 
-A run holds an admission ticket (app/web/admission.py) from its start until its task ends or
+A run holds an admission ticket (app/web/guard/admission.py) from its start until its task ends or
 it is cancelled: the caps on runs per address and overall, and the memory budget, count it.
 """
 
@@ -10,7 +10,7 @@ import threading
 import uuid
 from collections.abc import Callable
 
-from .admission import Admission, Ticket
+from ..guard.admission import Admission, Ticket
 
 
 class Run:
@@ -70,8 +70,9 @@ class Run:
 class RunRegistry:
     """Every run whose task has not ended, and each client's current run; thread-safe.
 
-    Each run holds a ticket of `admission` (app/web/admission.py) from `start` to `finish`: the
-    caps on runs per address and overall, and the memory budget, count it until its task ends.
+    Each run holds a ticket of `admission` (app/web/guard/admission.py) from `start` to
+    `finish`: the caps on runs per address and overall, and the memory budget, count it until
+    its task ends.
     """
 
     def __init__(self, max_active: int, admission: Admission | None = None) -> None:

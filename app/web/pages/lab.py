@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
 
-from ..collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
-from . import params
-from .errors import InputError
-from .params import SimParams
+from ...collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
+from .. import params
+from ..errors import InputError
+from ..params import SimParams
 
 bp = Blueprint("lab", __name__)
 

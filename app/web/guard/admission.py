@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterator
 
 from app.collectives import buffer_length
 
+from ..params import SimParams
 from .clients import Clients
-from .params import SimParams
 
 MIB = 1 << 20
 BUSY_RETRY_S = 2  # what a client is told to wait when the server has no room for its run

@@ -1,6 +1,5 @@
-"""The quiz: the /quiz page and its JSON API. Questions go out without answers; grading is here.
+"""The quiz's JSON API: questions go out without answers; grading is here.
 
-- `GET /quiz` — choose topics, difficulty and length, or a 10-question mock interview.
 - `GET /api/quiz/topics` — lessons with their question counts.
 - `GET /api/quiz/questions?topics=&difficulty=&kinds=&count=&mode=&ids=&lesson=` — fresh
   questions (numeric and predict ones drawn anew, signed with SECRET_KEY), each with the
@@ -19,8 +18,8 @@ import random
 from functools import partial
 from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from app.quiz import (
     DIFFICULTIES,
@@ -34,19 +33,17 @@ from app.quiz import (
     public,
 )
 from app.quiz.select import (
-    MOCK_LENGTH,
     MOCK_SECONDS,
     balanced,
     candidates,
     chosen_topic,
     mock_interview,
-    topic_counts,
 )
 from app.quiz.tokens import GradedDraws
 
-from .errors import InputError
+from ..errors import InputError
 
-bp = Blueprint("quiz", __name__)
+bp = Blueprint("quiz_api", __name__)
 
 MAX_BODY = 16 * 1024  # an answer is a few ids, a number or a paragraph
 MAX_COUNT = 50
@@ -67,11 +64,7 @@ def _graded() -> GradedDraws:
     return graded
 
 
-def _error(message: str, status: int = 400):
-    return jsonify(error=message), status
-
-
-def _bank():
+def app_bank():
     """Return the quiz bank of this app's lessons folder (LESSONS_DIR, default ./lessons)."""
     directory = current_app.config.get("LESSONS_DIR")
     return current_bank(Path(directory)) if directory else current_bank()
@@ -81,43 +74,11 @@ def _bank_unavailable(exc: BankError):
     return jsonify(error="the question bank does not load", problems=exc.problems), 503
 
 
-@bp.get("/quiz")
-def page():
-    """Show the quiz: pick topics, difficulty and length, or start a mock interview."""
-    try:
-        bank = _bank()
-    except BankError as exc:
-        return render_template("quiz/unavailable.html", problems=exc.problems), 503
-    sections: dict[str, list[dict]] = {}
-    counts = topic_counts(bank)
-    for topic in bank.topics():
-        if topic["count"]:
-            own, tagged = counts[topic["slug"]]
-            topic = {**topic, "own": own, "tagged": tagged}
-            sections.setdefault(topic["section"], []).append(topic)
-    # Lesson pages link their tags here (/quiz?tags=ring-allreduce): preselect those lessons.
-    chosen = {s for s in _split(request.args.get("topics", "")) if s in bank.course.slugs}
-    chosen |= {
-        bank.course.tags[t] for t in _split(request.args.get("tags", "")) if t in bank.course.tags
-    }
-    return render_template(
-        "quiz/quiz.html",
-        sections=sections,
-        total=len(bank.questions),
-        chosen=chosen,
-        difficulty=request.args.get("difficulty", ""),
-        count=request.args.get("count", "10"),
-        difficulties=DIFFICULTIES,
-        mock_length=MOCK_LENGTH,
-        mock_minutes=MOCK_SECONDS // 60,
-    )
-
-
 @bp.get("/api/quiz/topics")
 def topics():
     """List every lesson with how many questions of each kind and difficulty it has."""
     try:
-        bank = _bank()
+        bank = app_bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     return jsonify(
@@ -128,12 +89,12 @@ def topics():
     )
 
 
-def _split(value: str) -> list[str]:
+def split_list(value: str) -> list[str]:
     return [v for v in (part.strip() for part in value.split(",")) if v]
 
 
 def _list_arg(name: str, allowed, limit: int = MAX_IDS) -> list[str]:
-    values = [v for raw in request.args.getlist(name) for v in _split(raw)]
+    values = [v for raw in request.args.getlist(name) for v in split_list(raw)]
     if len(values) > limit:
         raise InputError(f"{name}: at most {limit} values")
     unknown = [v for v in values if v not in allowed]
@@ -155,43 +116,40 @@ def _count() -> int:
 def questions():
     """Return fresh questions for the filters, without answers."""
     try:
-        bank = _bank()
+        bank = app_bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     rng = random.Random()
-    try:
-        mode = request.args.get("mode", "practice")
-        if mode not in MODES:
-            raise InputError(f"mode: must be one of {', '.join(MODES)}, got {mode[:20]!r}")
-        topics = _list_arg("topics", bank.course.slugs)
-        kinds = _list_arg("kinds", KINDS)
-        difficulty = request.args.get("difficulty") or None
-        if difficulty is not None and difficulty not in DIFFICULTIES:
-            raise InputError(
-                f"difficulty: must be one of {', '.join(DIFFICULTIES)}, got {difficulty[:20]!r}"
-            )
-        ids = _list_arg("ids", bank.by_id)
-        count = _count()
-        if mode == "lesson":
-            lesson = request.args.get("lesson", "")
-            if lesson not in bank.course.slugs:
-                raise InputError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
-            topics = [lesson]
-        # Each question counts for the chosen topic that selected it (results say so).
-        topic_of = partial(chosen_topic, bank, topics=topics)
-        if mode == "lesson":
-            chosen = bank.about_lesson(topics[0])[:count]
-        elif ids:
-            chosen = [bank.by_id[i] for i in ids]
-            rng.shuffle(chosen)
+    mode = request.args.get("mode", "practice")
+    if mode not in MODES:
+        raise InputError(f"mode: must be one of {', '.join(MODES)}, got {mode[:20]!r}")
+    topics = _list_arg("topics", bank.course.slugs)
+    kinds = _list_arg("kinds", KINDS)
+    difficulty = request.args.get("difficulty") or None
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise InputError(
+            f"difficulty: must be one of {', '.join(DIFFICULTIES)}, got {difficulty[:20]!r}"
+        )
+    ids = _list_arg("ids", bank.by_id)
+    count = _count()
+    if mode == "lesson":
+        lesson = request.args.get("lesson", "")
+        if lesson not in bank.course.slugs:
+            raise InputError(f"lesson: {lesson[:60]!r} is not a lesson slug in course.yaml")
+        topics = [lesson]
+    # Each question counts for the chosen topic that selected it (results say so).
+    topic_of = partial(chosen_topic, bank, topics=topics)
+    if mode == "lesson":
+        chosen = bank.about_lesson(topics[0])[:count]
+    elif ids:
+        chosen = [bank.by_id[i] for i in ids]
+        rng.shuffle(chosen)
+    else:
+        pool = candidates(bank, topics=topics, difficulty=difficulty, kinds=kinds)
+        if mode == "mock":
+            chosen = mock_interview(bank, pool, rng, topic_of)
         else:
-            pool = candidates(bank, topics=topics, difficulty=difficulty, kinds=kinds)
-            if mode == "mock":
-                chosen = mock_interview(bank, pool, rng, topic_of)
-            else:
-                chosen = balanced(pool, count, rng, topic_of)
-    except InputError as exc:
-        return _error(str(exc))
+            chosen = balanced(pool, count, rng, topic_of)
     return jsonify(
         mode=mode,
         count=len(chosen),
@@ -205,39 +163,35 @@ def answer():
     """Grade one answer and say why it is right or wrong."""
     length = request.content_length
     if length is not None and length > MAX_BODY:
-        return _error(f"body: at most {MAX_BODY} bytes, got {length}")
+        raise InputError(f"body: at most {MAX_BODY} bytes, got {length}")
     try:
         raw = request.get_data(cache=True)
     except RequestEntityTooLarge:
-        return _error(f"body: at most {MAX_BODY} bytes")
+        raise InputError(f"body: at most {MAX_BODY} bytes") from None
     if len(raw) > MAX_BODY:
-        return _error(f"body: at most {MAX_BODY} bytes, got {len(raw)}")
+        raise InputError(f"body: at most {MAX_BODY} bytes, got {len(raw)}")
     try:
         body = request.get_json(force=True, silent=True)
     except RecursionError:  # thousands of nested brackets: not an answer
         body = None
     if body is None:
-        return _error("body: must be a JSON object with id and answer")
+        raise InputError("body: must be a JSON object with id and answer")
     try:
-        bank = _bank()
+        bank = app_bank()
     except BankError as exc:
         return _bank_unavailable(exc)
     try:
         return jsonify(grade(bank, body, _secret(), _graded()))
     except AlreadyGraded as exc:
-        return _error(str(exc), 409)  # nothing of the verdict again: it may show the answer
+        return jsonify(error=str(exc)), 409  # nothing of the verdict again: it may show the answer
     except StaleQuestion as exc:
         # Not the learner's mistake: the page says why and offers a fresh question.
         return jsonify(error=str(exc), stale=True), 400
     except SubmissionError as exc:
-        return _error(str(exc))
+        raise InputError(str(exc)) from None
 
 
-@bp.errorhandler(HTTPException)
-def http_error(exc: HTTPException):
-    """Answer HTTP errors inside the quiz API as JSON; a too-large body is a bad request."""
-    if not request.path.startswith("/api/quiz/"):
-        return exc
-    if isinstance(exc, RequestEntityTooLarge):
-        return _error(f"body: at most {MAX_BODY} bytes")
-    return _error(exc.description or exc.name, exc.code or 400)
+@bp.errorhandler(RequestEntityTooLarge)
+def body_too_large(exc: RequestEntityTooLarge):
+    """Name the field when a body is past MAX_CONTENT_LENGTH, as for one past MAX_BODY."""
+    return jsonify(error=f"body: at most {MAX_BODY} bytes"), 400

@@ -1,6 +1,6 @@
 """The calculator pages: /calculators, /embed/calc/<name>, and the widget any page may include.
 
-A widget's numbers come from /api/calc/<name> (app/web/costs_api.py); this module renders the
+A widget's numbers come from /api/calc/<name> (app/web/api/costs.py); this module renders the
 first answer into the page so it reads without JavaScript.
 """
 
@@ -13,7 +13,7 @@ from app.costs import COLLECTIVES, HARDWARE, algorithms
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import run_widget
 
-from .costs_api import finite
+from ..api.costs import finite
 
 bp = Blueprint("calculators", __name__)
 

@@ -44,7 +44,7 @@ from werkzeug.exceptions import TooManyRequests
 from app.collectives import buffer_length
 from app.costs.calculators import CALCULATORS
 
-from . import errors, params
+from .. import errors, params
 from .clients import Clients
 
 FREE_PREFIXES = ("/static/",)

@@ -4,8 +4,8 @@ Protocol (docs/lab.md): the client emits `simulate` and gets an ack `{ok, run_id
 `{ok: false, error}`; a background task runs the engine and emits `sim_start`, one `sim_step`
 per step (paced by `interval_ms`), then `sim_done` — or `sim_error` — to that client only.
 `cancel`, a new `simulate` or a disconnect ends the client's run between two steps. A run
-whose parameters match a recent run's is streamed from the run cache (app/web/runcache.py)
-without the engine; every payload is encoded to JSON once (app/web/socket_json.py).
+whose parameters match a recent run's is streamed from the run cache (app/web/live/runcache.py)
+without the engine; every payload is encoded to JSON once (app/web/live/socket_json.py).
 
 The handlers are bound to each app's own python-socketio server (`init_app(app, server)`)
 rather than through `@socketio.on`: the module-level `SocketIO` extension dispatches events
@@ -27,10 +27,12 @@ from flask import Flask
 
 from app.collectives import CollectiveError, simulate
 
-from . import admission, bad_input, memory, params, send_queue
-from .admission import Busy, Lanes
-from .errors import InputError
-from .limits import RateLimited, TokenBuckets
+from .. import params
+from ..errors import InputError
+from ..guard import admission
+from ..guard.admission import Busy, Lanes
+from ..guard.limits import RateLimited, TokenBuckets
+from . import bad_input, memory, send_queue
 from .runcache import EncodedRun, RunCache, encode_run
 from .runs import Run, RunRegistry
 from .socket_json import UNDECODABLE, Encoded, encode
@@ -162,7 +164,7 @@ class _Handlers:
         return {"ok": True, "cancelled": self.runs.cancel(sid, run_id)}
 
     def undecodable(self, sid: str, *args) -> dict:
-        """Answer a message whose JSON could not be loaded (see app/web/socket_json.py)."""
+        """Answer a message whose JSON could not be loaded (see app/web/live/socket_json.py)."""
         reason = args[0] if args and isinstance(args[0], str) else "invalid JSON"
         self._note(sid, f"malformed event ({reason})")
         return {
@@ -246,7 +248,7 @@ class _Outbox:
     """Emit one run's events to its client, waiting while the client is too far behind.
 
     engine.io queues every packet until the client's transport takes it (see
-    app/web/send_queue.py). While more than `pacing.queue_bytes` wait, the stream waits too;
+    app/web/live/send_queue.py). While more than `pacing.queue_bytes` wait, the stream waits too;
     a client that takes nothing for `pacing.stall_s` loses the run, with a sim_error it will
     read if it ever reads again.
     """

@@ -1,6 +1,6 @@
 """The JSON API: the engine's catalog, and whole simulations for clients without a websocket.
 
-`POST /api/simulate` runs under the same admission as a Socket.IO run (app/web/admission.py):
+`POST /api/simulate` runs under the same admission as a Socket.IO run (app/web/guard/admission.py):
 the caps on runs per address and overall, the memory budget, and the lanes that keep large
 runs from holding up small ones. A run's share is given back once its document is encoded;
 sending it (at most about 9.5 MB) is the WSGI server's, whose worker threads bound how many
@@ -14,7 +14,8 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.collectives import catalog, simulate
 
-from . import admission, params, serialize
+from .. import params, serialize
+from ..guard import admission
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

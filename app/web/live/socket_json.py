@@ -5,7 +5,7 @@ Encoding. The lab's stream payloads are encoded to JSON once, by `encode`, and e
 in front. The packet's text is byte for byte what `json.dumps` of the payload dict, `run_id`
 first, would give with python-socketio's separators, but python-socketio neither walks the
 payload looking for binary attachments (a pure-Python pass over every value of every event)
-nor encodes it again, and a run served from the run cache (app/web/runcache.py) is not encoded
+nor encodes it again, and a run served from the run cache (app/web/live/runcache.py) is not encoded
 at all. Everything else is encoded by the standard `json.dumps`.
 
 Decoding. python-socketio drops a packet whose JSON it cannot load (an integer over 100 digits,

@@ -6,7 +6,7 @@ reading (a stalled network, or a script that never reads and answers pings blind
 every event the server sends in that queue, and nothing bounded it: one such connection took
 the server from 360 to 1067 MB in a minute. `install` makes every new connection's queue count
 the bytes it holds, so that `pending_bytes` can tell a run's stream how far behind its client
-is (app/web/sockets.py waits while it is over `LAB_SEND_QUEUE_BYTES`, and ends the run when the
+is (app/web/live/sockets.py waits while it is over `LAB_SEND_QUEUE_BYTES`, and ends the run when the
 client takes nothing for `LAB_SEND_STALL_S`), and `drop` can close a connection that is too far
 behind without waiting for a reader that never comes.
 """

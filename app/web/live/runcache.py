@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from app.collectives import Trace
 
-from . import serialize
-from .params import SimParams
+from .. import serialize
+from ..params import SimParams
 from .socket_json import encode
 
 # A str of ASCII JSON costs its length plus this much (CPython's compact str header).

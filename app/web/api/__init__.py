@@ -1,0 +1,4 @@
+"""The JSON API under /api/.
+
+The engine (catalog, simulate), the cost model and calculators, the quiz.
+"""
