@@ -1,14 +1,16 @@
-"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000] [--debug]`.
+"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000] [--message-queue URL]`.
 
 The server is gunicorn with bounded threads, connection limits and timeouts
 (app/web/server.py; settings in app/web/settings.py, docs/lab.md "Limits"). `--debug` runs
 Werkzeug's development server with Flask's debugger and reloader instead: for development on
-your own machine only, never for a class.
+your own machine only, never for a class. `--message-queue redis://host:port/db` makes this
+process one of several serving one app (settings: MESSAGE_QUEUE; README "Several processes").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -21,7 +23,15 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="Werkzeug's development server with Flask's debugger and reloader (not for a class)",
     )
+    parser.add_argument(
+        "--message-queue",
+        metavar="URL",
+        help="redis://host:port/db shared by several processes (default: one process, in memory)",
+    )
     args = parser.parse_args(argv)
+    if args.message_queue:
+        # The app reads its settings from the environment, in this process and in its workers.
+        os.environ["COLLECTIVE_LAB_MESSAGE_QUEUE"] = args.message_queue
     if args.debug:
         debug(args.host, args.port)
     else:

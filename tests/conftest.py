@@ -113,3 +113,21 @@ def page(browser):
     pg.on("pageerror", lambda e: pg.console_errors.append(str(e)))
     yield pg
     context.close()
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A real redis-server on 127.0.0.1 for the whole session (skipped without one, but CI)."""
+    from tests.redis_server import REDIS_SERVER, RedisServer
+
+    require(REDIS_SERVER is not None, "no redis-server on PATH (apt-get install redis-server)")
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    """The session's redis-server, emptied for this test: its redis:// URL."""
+    redis_server.flush()
+    return redis_server.url

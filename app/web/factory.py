@@ -68,6 +68,8 @@ def _init_socketio(app: Flask) -> None:
         async_mode="threading",
         cors_allowed_origins=origins or None,  # None: same origin only
         max_http_buffer_size=app.config["MAX_SOCKET_MESSAGE_BYTES"],
+        # Several processes, one app: room broadcasts go through Redis (settings: MESSAGE_QUEUE).
+        message_queue=app.config["MESSAGE_QUEUE"] or None,
         json=socket_json,
         serializer=bad_input.CheckedPacket,  # refuses what no client may send, by name
         # One client's events in the order sent: two quick `simulate`s must not race, or the

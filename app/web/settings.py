@@ -250,6 +250,27 @@ SETTINGS = (
         "not share a folder, e.g. on several machines.",
     ),
     Setting(
+        "MESSAGE_QUEUE",
+        None,
+        "Redis URL (redis://host:port/db) that makes several server processes one app: "
+        "Socket.IO's message queue carries room broadcasts between them, and classroom rooms, "
+        "members and poll answers live there, so any process can serve any member. Unset: one "
+        "process, state in memory. Set SECRET_KEY too when the processes do not share an "
+        "instance folder. `python -m app --message-queue URL` sets it.",
+    ),
+    Setting(
+        "CLASS_MAX_MEMBERS",
+        500,
+        "Most members (students and teacher devices) one classroom room holds; a join past it "
+        "is refused with the cap named.",
+    ),
+    Setting(
+        "CLASS_IDLE_EXPIRE_S",
+        4 * 3600,
+        "Seconds a classroom room lives after its last event (4 hours); then its code is free "
+        "again and a late join is told the room does not exist.",
+    ),
+    Setting(
         "INSTANCE_PATH",
         None,
         "Folder for what the server makes and keeps (the generated secret key); unset: Flask's "
