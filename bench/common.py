@@ -83,6 +83,21 @@ class ServerProcess:
         assert self.proc is not None
         return self.proc.pid
 
+    @property
+    def serving_pid(self) -> int:
+        """The process that serves: gunicorn's worker under `python -m app`, else `pid`.
+
+        `python -m app` is gunicorn's master, which only watches its worker: its memory, CPU
+        and threads say nothing about the load.
+        """
+        children = f"/proc/{self.pid}/task/{self.pid}/children"
+        with contextlib.suppress(OSError):
+            with open(children) as f:
+                pids = f.read().split()
+            if pids:
+                return int(pids[-1])
+        return self.pid
+
     def __enter__(self) -> ServerProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
         self.proc = subprocess.Popen(
@@ -167,7 +182,7 @@ class ServerProcess:
     def status(self) -> dict[str, int]:
         """Return VmRSS, VmHWM (kB) and Threads from /proc/<pid>/status."""
         out = {}
-        with open(f"/proc/{self.pid}/status") as f:
+        with open(f"/proc/{self.serving_pid}/status") as f:
             for line in f:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "VmHWM", "Threads"):
@@ -186,7 +201,7 @@ class ServerProcess:
     def reset_peak(self) -> bool:
         """Reset VmHWM to the current RSS (Linux clear_refs 5); say if the kernel allowed it."""
         try:
-            with open(f"/proc/{self.pid}/clear_refs", "w") as f:
+            with open(f"/proc/{self.serving_pid}/clear_refs", "w") as f:
                 f.write("5")
             return True
         except OSError:
@@ -194,7 +209,7 @@ class ServerProcess:
 
     def cpu_seconds(self) -> float:
         """Return the server's user + system CPU time so far, in seconds."""
-        with open(f"/proc/{self.pid}/stat") as f:
+        with open(f"/proc/{self.serving_pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
