@@ -18,8 +18,9 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from socket import IPPROTO_TCP, TCP_NODELAY
 
 import engineio
 import socketio
@@ -212,6 +213,23 @@ class ServerProcess:
         with open(f"/proc/{self.serving_pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def no_delay(wsgi_app: Callable) -> Callable:
+    """Wrap a bare server's `wsgi_app` so Socket.IO sockets send small frames at once, as the app's.
+
+    With Nagle's algorithm on, a small write waits for the client's delayed ACK (40 ms on
+    Linux); the app turns it off (app/web/live/sockets.py), so the bare servers do too.
+    """
+
+    def app(environ: dict, start_response: Callable):
+        sock = environ.get("werkzeug.socket")
+        if sock is not None and environ.get("PATH_INFO", "").startswith("/socket.io"):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)
+        return wsgi_app(environ, start_response)
+
+    return app
 
 
 def app_server(env: dict[str, str] | None = None, cwd: Path | None = None) -> ServerProcess:
