@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -54,6 +55,8 @@ TARGET_P99_MS = 250.0
 TARGET_RATIO = 0.80
 POLL_WINDOW_S = 1.0
 POLL_TARGET_MS = 500.0
+POLL_TIMEOUT_S = 20.0  # for every answer to be tallied
+POLLS = ("first poll", "second poll")
 QUESTION = "choice-ring-step-count"
 LEARNER_COUNTS = (10, 25, 50, 100, 200)
 LEARNER_PROCESSES = 4
@@ -74,6 +77,7 @@ class Worker:
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.ready: dict = {}
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -122,6 +126,8 @@ def workers(role: str, total: int, processes: int, urls: list[str], *args: str) 
     ]
     try:
         readies = [w.expect("ready", READY_TIMEOUT_S) for w in started]
+        for w, ready in zip(started, readies, strict=True):
+            w.ready = ready
     except Exception:
         for w in started:
             w.proc.kill()
@@ -177,6 +183,9 @@ class Cluster:
         env = {
             "COLLECTIVE_LAB_CLASS_NETWORKS": "127.0.0.1/32",  # a class behind one address
             "COLLECTIVE_LAB_SECRET_KEY": SECRET,
+            # The burst measures the fan-out, not the teacher's rate limit (30/s, 60 at once).
+            "COLLECTIVE_LAB_CLASS_DRIVE_RATE_PER_S": "1000",
+            "COLLECTIVE_LAB_CLASS_DRIVE_BURST": "1000",
         }
         return ServerProcess(["-m", "app", *queue_args], ready_path="/healthz", env=env)
 
@@ -214,6 +223,15 @@ class Teacher:
     def _on_tally(self, data: dict) -> None:
         self.tallies.append((time.monotonic(), data))
 
+    def wait_for_tally(self, poll_id: str, answered: int, timeout: float) -> None:
+        """Wait until a tally of `poll_id` counts `answered` answers (or `timeout` passes)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(d.get("poll_id") == poll_id and d.get("answered", 0) >= answered
+                   for _, d in list(self.tallies)):  # fmt: skip
+                return
+            time.sleep(0.02)
+
     def call(self, event: str, data: dict) -> dict:
         ack = self.sio.call(event, data, namespace=NAMESPACE, timeout=30)
         if not (isinstance(ack, dict) and ack.get("ok")):
@@ -242,6 +260,7 @@ class Teacher:
 class Session:
     cluster: Cluster
     teacher: Teacher
+    students: int  # how many joined
     reports: list[dict] = field(default_factory=list)  # the students', once they have left
 
 
@@ -252,7 +271,7 @@ def a_class(kind: str, processes: int, answer_window_s: float = 0.0) -> Iterator
         teacher = Teacher(cluster.urls[0])
         args = ("--code", teacher.code, "--answer-window", str(answer_window_s))
         crowd = workers("students", STUDENTS, STUDENT_PROCESSES, cluster.urls, *args)
-        session = Session(cluster, teacher)
+        session = Session(cluster, teacher, sum(w.ready.get("joined", 0) for w in crowd))
         try:
             yield session
         finally:
@@ -361,13 +380,23 @@ def fanout(configs: Sequence[tuple[str, int]] = (("bare", 1), ("app", 1), ("bare
 # --------------------------------------------------------------------------- (c) poll
 
 
-def poll_once(processes: int) -> dict:
+def poll_once(processes: int) -> list[dict]:
+    """Two polls in one class: the first on processes that have graded nothing yet."""
     with a_class("app", processes, answer_window_s=POLL_WINDOW_S) as session:
         teacher = session.teacher
         teacher.drive(0)
-        opened = teacher.call("poll_open", {**teacher.credentials, "question_id": QUESTION})
-        time.sleep(POLL_WINDOW_S + 2.0)
-    return _poll_figures(session.cluster.label, opened, teacher, session.reports)
+        opened = []
+        for _ in POLLS:
+            opened.append(
+                teacher.call("poll_open", {**teacher.credentials, "question_id": QUESTION})
+            )
+            teacher.wait_for_tally(opened[-1]["poll_id"], session.students, POLL_TIMEOUT_S)
+            time.sleep(SETTLE_S)  # a tally still on its way
+    label = session.cluster.label
+    return [
+        _poll_figures(f"{label}, {which}", ack, teacher, session.reports)
+        for which, ack in zip(POLLS, opened, strict=True)
+    ]
 
 
 def _poll_figures(label: str, opened: dict, teacher: Teacher, reports: list[dict]) -> dict:
@@ -378,12 +407,16 @@ def _poll_figures(label: str, opened: dict, teacher: Teacher, reports: list[dict
     for a in accepted:
         expected[a["answer"]] = expected.get(a["answer"], 0) + 1
     tallies = [(t, d) for t, d in teacher.tallies if d.get("poll_id") == poll_id]
-    final = tallies[-1][1] if tallies else {}
+    # Tallies from two processes may cross on the way: the newest has the largest seq (the
+    # answers recorded so far), and of equal ones the last to arrive.
+    newest = max(tallies, key=lambda td: (td[1].get("seq", 0), td[0]), default=(0, {}))
+    final = newest[1]
     counts = {k: v for k, v in (final.get("counts") or {}).items() if v}
     last_sent = max((a["sent"] for a in accepted), default=float("nan"))
     complete = next((t for t, d in tallies if d.get("answered") == len(accepted)), None)
     delay_ms = (complete - last_sent) * 1e3 if complete is not None else float("nan")
     exact = counts == expected and final.get("answered") == len(accepted)
+    refusals = Counter(a.get("error", "no ack") for a in answers if not a.get("ok"))
     out = {
         "label": label,
         "answers": len(answers),
@@ -401,12 +434,15 @@ def _poll_figures(label: str, opened: dict, teacher: Teacher, reports: list[dict
         f"ack p99 {out['answer_ack_p99_ms']:.0f} ms",
         flush=True,
     )
+    for error, count in refusals.most_common(3):
+        print(f"    refused x{count}: {error}", flush=True)
     return out
 
 
 def poll() -> dict:
     print(
-        f"poll: {STUDENTS} students answer within {POLL_WINDOW_S:g} s (question {QUESTION})",
+        f"poll: {STUDENTS} students answer within {POLL_WINDOW_S:g} s (question {QUESTION}), "
+        f"twice per class",
         flush=True,
     )
     return {f"app{n}": poll_once(n) for n in (1, 2)}
@@ -503,7 +539,7 @@ def summary(results: dict) -> None:
                 + f" (target >= {TARGET_RATIO:.0%}); lost {app['lost']}, out of order "
                 f"{app['out_of_order']}"
             )
-    for p in (results.get("poll") or {}).values():
+    for p in (p for polls in (results.get("poll") or {}).values() for p in polls):
         print(
             f"classroom poll ({p['label']}): {p['accepted']} answers, tally "
             f"{'exact' if p['exact'] else 'NOT exact'}, last answer -> full tally "

@@ -56,6 +56,8 @@ class Student:
         self.error: str | None = None
         self.sio.on("room_state", self._on_state, namespace=NAMESPACE)
         self.sio.on("poll", self._on_poll, namespace=NAMESPACE)
+        self.sio.on("disconnect", self._on_disconnect, namespace=NAMESPACE)
+        self.disconnected: float | None = None
 
     def join(self) -> None:
         self.sio.connect(
@@ -74,10 +76,15 @@ class Student:
     def _on_state(self, data: dict) -> None:
         self.states.append((data.get("seq", -1), time.monotonic()))
 
+    def _on_disconnect(self, *reason) -> None:
+        self.disconnected = time.monotonic()
+
     def _on_poll(self, data: dict) -> None:
         self.polls.append((data.get("poll_id"), time.monotonic()))
         if self.answer_window_s > 0:
-            delay = random.Random(self.index).uniform(0, self.answer_window_s)
+            delay = random.Random(f"{self.index}:{data.get('poll_id')}").uniform(
+                0, self.answer_window_s
+            )
             threading.Timer(delay, self._answer, args=(data,)).start()
 
     def _answer(self, poll: dict) -> None:
@@ -87,9 +94,15 @@ class Student:
         record = {"poll_id": poll.get("poll_id"), "answer": choice, "sent": time.monotonic()}
         self.answers.append(record)
         body = {"code": self.code, "poll_id": poll.get("poll_id"), "answer": choice}
-        self.sio.emit(
-            "poll_answer", body, namespace=NAMESPACE, callback=lambda ack=None: _acked(record, ack)
-        )
+        try:
+            self.sio.emit(
+                "poll_answer",
+                body,
+                namespace=NAMESPACE,
+                callback=lambda ack=None: _acked(record, ack),
+            )
+        except Exception as exc:  # noqa: BLE001 - a client that lost its connection
+            record["ok"], record["error"] = False, f"emit: {exc!r}"[:200]
 
     def report(self) -> dict:
         return {
@@ -97,6 +110,7 @@ class Student:
             "polls": self.polls,
             "answers": self.answers,
             "error": self.error,
+            "disconnected": self.disconnected,
         }
 
 
