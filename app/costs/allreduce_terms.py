@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from app.collectives.hypercube import largest_power_of_two
-from app.collectives.trees import heap_parents
+from app.collectives.trees import double_binary_tree_parents, heap_parents
 
-from .shapes import lg, nccl_dtree_parents
+from .shapes import lg
 from .terms import INTER, INTRA, Phase, Terms, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -158,7 +158,7 @@ def binary_tree(p: int, **_: object) -> Terms:
 @register("allreduce", "double_binary_tree")
 def double_binary_tree(p: int, **_: object) -> Terms:
     """NCCL's double binary tree: two trees, M/2 each, run concurrently; not pipelined."""
-    phases, per_rank = tree_terms(nccl_dtree_parents(p), 0.5)
+    phases, per_rank = tree_terms(double_binary_tree_parents(p), 0.5)
     return Terms(
         phases,
         per_rank,

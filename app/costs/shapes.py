@@ -2,15 +2,12 @@
 
 Everything here is exact integer arithmetic on rank numbers (root 0), so the cost model can
 count the bytes each rank sends without running the engine. The shapes both share (powers of
-two, ceil(log2 p), the heap-ordered tree) are the engine's own, from `app.collectives`; these
-are the counts the cost model needs at up to 65,536 ranks, where listing each subtree would not do.
+two, ceil(log2 p), the heap-ordered tree, NCCL's double binary tree) are the engine's own, from
+`app.collectives`; these are the counts the cost model needs at up to 65,536 ranks, where
+listing each subtree would not do.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
-
-import numpy as np
 
 from app.collectives.hypercube import largest_power_of_two
 from app.collectives.trees import ceil_log2
@@ -44,39 +41,6 @@ def binomial_children(p: int, r: int) -> int:
         count += r + m < p
         m >>= 1
     return count
-
-
-@lru_cache(maxsize=4)  # the cost model caches the terms built from these; 4.7 MB at 65,536
-def nccl_dtree_parents(p: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Return the two parent lists of NCCL's double binary tree (`ncclGetDtree`, trees.cc).
-
-    Tree 0 is `ncclGetBtree`; tree 1 mirrors it (rank r -> p-1-r) when p is even and shifts it
-    by one rank when p is odd, so that most ranks are a leaf in one tree and interior in the
-    other. Computed for all ranks at once: rank by rank took a second at 65,536 ranks.
-    """
-    first = _nccl_btree_parents(p)
-    ranks = np.arange(p)
-    if p % 2:
-        up = first[(ranks - 1) % p]
-        second = np.where(up == -1, -1, (up + 1) % p)
-    else:
-        up = first[p - 1 - ranks]
-        second = np.where(up == -1, -1, p - 1 - up)
-    return tuple(first.tolist()), tuple(second.tolist())
-
-
-def _nccl_btree_parents(p: int) -> np.ndarray:
-    """Return every rank's parent in NCCL's in-order binary tree (`ncclGetBtree`, trees.cc).
-
-    Rank r's parent: clear its lowest set bit and set the next one up, or only clear it when
-    that is past the last rank; rank 0 is the root (-1).
-    """
-    ranks = np.arange(p, dtype=np.int64)
-    bit = ranks & -ranks  # the lowest set bit: below p for every rank but 0
-    up = (ranks ^ bit) | (bit << 1)
-    up = np.where(up >= p, ranks ^ bit, up)
-    up[0] = -1
-    return up
 
 
 def fold_weights(p: int) -> list[int]:
