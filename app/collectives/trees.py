@@ -162,15 +162,18 @@ def children_lists(parents: Sequence[int]) -> list[list[int]]:
 
 
 def depths(parents: Sequence[int]) -> list[int]:
-    """Return each rank's distance from the root (0 at the root)."""
-    out = []
-    for rank in range(len(parents)):
-        depth = 0
-        while parents[rank] != NO_PARENT:
-            rank = parents[rank]
-            depth += 1
-        out.append(depth)
-    return out
+    """Return each rank's distance from the root (0 at the root).
+
+    Each pass moves every rank one step towards the root, as many passes as the tree is deep:
+    the cost model reads trees of 65,536 ranks, where walking up rank by rank took seconds.
+    """
+    parent = np.asarray(parents, dtype=np.int64)
+    depth = np.zeros(len(parent), dtype=np.int64)
+    node = parent.copy()
+    while (live := node != NO_PARENT).any():
+        depth += live
+        node = np.where(live, parent[np.maximum(node, 0)], NO_PARENT)
+    return depth.tolist()
 
 
 def tree_depth(parents: Sequence[int]) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.collectives.hypercube import largest_power_of_two
+from app.collectives.trees import depths as tree_depths
 from app.collectives.trees import double_binary_tree_parents, heap_parents
 
 from .shapes import lg
@@ -109,7 +110,7 @@ def tree_terms(
     """
     p = len(trees[0])
     parents = [np.asarray(tree, dtype=np.int64) for tree in trees]
-    depths = [_depths(parent) for parent in parents]
+    depths = [np.asarray(tree_depths(tree)) for tree in trees]
     deepest = max(int(depth.max()) for depth in depths)
     gamma = 0.0
     for child_depth in range(deepest, 0, -1):
@@ -126,21 +127,6 @@ def tree_terms(
         Phase("broadcast down the tree", INTER, deepest, deepest * share, 0.0),
     )
     return phases, tuple(sends.tolist())
-
-
-def _depths(parent: np.ndarray) -> np.ndarray:
-    """Return every rank's depth (root 0) in the tree given by its parent array (-1 at root).
-
-    Each pass moves every rank one step towards the root: as many passes as the tree is deep.
-    """
-    depth = np.zeros(len(parent), dtype=np.int64)
-    node = parent.copy()
-    live = node >= 0
-    while live.any():
-        depth += live
-        node = np.where(live, parent[np.maximum(node, 0)], -1)
-        live = node >= 0
-    return depth
 
 
 @register("allreduce", "binary_tree")
