@@ -75,11 +75,22 @@ def binomial_children(rank: int, root: int, ranks: int) -> list[int]:
     return children
 
 
+def binomial_subtree_size(rank: int, root: int, ranks: int) -> int:
+    """Return how many ranks `rank`'s subtree holds: what gather forwards, scatter passes on.
+
+    Relative ranks rel .. rel + lowbit(rel) - 1, cut at the last rank; the root's is everyone.
+    Written out in one line: the cost model asks it for each of up to 65,536 ranks.
+    """
+    rel = (rank - root) % ranks
+    return min(rel & -rel, ranks - rel) if rel else ranks
+
+
 def binomial_subtree(rank: int, root: int, ranks: int) -> list[int]:
     """List the ranks in `rank`'s subtree, itself first, in relative order (what gather holds)."""
     rel = relative_rank(rank, root, ranks)
-    stop = min(rel + _subtree_span(rel, ranks), ranks)
-    return [absolute_rank(q, root, ranks) for q in range(rel, stop)]
+    return [
+        absolute_rank(rel + q, root, ranks) for q in range(binomial_subtree_size(rank, root, ranks))
+    ]
 
 
 def binomial_parents(ranks: int, root: int = 0) -> list[int]:

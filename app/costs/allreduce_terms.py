@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.collectives.hypercube import largest_power_of_two
+from app.collectives.hypercube import floor_log2, largest_power_of_two
 from app.collectives.trees import depths as tree_depths
 from app.collectives.trees import double_binary_tree_parents, heap_parents
 
-from .shapes import lg
 from .terms import INTER, INTRA, Phase, Terms, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -55,7 +54,7 @@ def ring(p: int, **_: object) -> Terms:
 @register("allreduce", "recursive_doubling")
 def recursive_doubling(p: int, **_: object) -> Terms:
     """Butterfly: lg p exchanges of the whole vector."""
-    k = lg(p)
+    k = floor_log2(p)
     if p == largest_power_of_two(p):
         return one_phase(
             "butterfly", k, k, k, uniform(p, float(k)), "lg p·α + lg p·M·β + lg p·M·γ", TRG
@@ -77,7 +76,7 @@ def recursive_doubling(p: int, **_: object) -> Terms:
 def rabenseifner(p: int, **_: object) -> Terms:
     """Recursive-halving reduce-scatter, then recursive-doubling allgather."""
     q = largest_power_of_two(p)
-    k, f = lg(q), (q - 1) / q
+    k, f = floor_log2(q), (q - 1) / q
     core = (
         Phase("reduce-scatter (recursive halving)", INTER, k, f, f),
         Phase("allgather (recursive doubling)", INTER, k, f, 0.0),

@@ -9,9 +9,8 @@ the total input for scatter (REFERENCE § 1).
 
 from __future__ import annotations
 
-from app.collectives.trees import ceil_log2
+from app.collectives.trees import binomial_children, binomial_subtree_size, ceil_log2
 
-from .shapes import binomial_children, binomial_subtree
 from .terms import INTER, Phase, Terms, one_phase, register
 
 TRG = "REFERENCE § 2 [TRG]"
@@ -77,7 +76,7 @@ def reduce_direct(p: int, **_: object) -> Terms:
 def broadcast_binomial(p: int, **_: object) -> Terms:
     """Broadcast down a binomial tree from root 0: the root sends ⌈lg p⌉ times."""
     k = ceil_log2(p)
-    per_rank = tuple(float(binomial_children(p, r)) for r in range(p))
+    per_rank = tuple(float(len(binomial_children(r, 0, p))) for r in range(p))
     return one_phase("broadcast down the tree", k, k, 0.0, per_rank, "⌈lg p⌉·(α + M·β)", TRG)
 
 
@@ -100,7 +99,7 @@ def broadcast_pipelined_ring(p: int, *, segments: int | None = None, **_: object
 def broadcast_scatter_allgather(p: int, **_: object) -> Terms:
     """Van de Geijn: binomial scatter of p blocks of M/p, then a ring allgather."""
     f = (p - 1) / p
-    per_rank = tuple((binomial_subtree(p, r) - 1) / p + f for r in range(p))
+    per_rank = tuple((binomial_subtree_size(r, 0, p) - 1) / p + f for r in range(p))
     phases = (
         Phase("binomial scatter", INTER, ceil_log2(p), f, 0.0),
         Phase("ring allgather", INTER, p - 1, f, 0.0),
@@ -131,7 +130,7 @@ def broadcast_direct(p: int, **_: object) -> Terms:
 @register("gather", "binomial_tree")
 def gather_binomial(p: int, **_: object) -> Terms:
     """Gather up a binomial tree: each rank forwards its subtree's blocks of M/p."""
-    per_rank = tuple(0.0 if r == 0 else binomial_subtree(p, r) / p for r in range(p))
+    per_rank = tuple(0.0 if r == 0 else binomial_subtree_size(r, 0, p) / p for r in range(p))
     return one_phase(
         "gather up the tree",
         ceil_log2(p),
@@ -160,7 +159,7 @@ def gather_direct(p: int, **_: object) -> Terms:
 @register("scatter", "binomial_tree")
 def scatter_binomial(p: int, **_: object) -> Terms:
     """Scatter down a binomial tree: each rank passes on its subtree's blocks but its own."""
-    per_rank = tuple((binomial_subtree(p, r) - 1) / p for r in range(p))
+    per_rank = tuple((binomial_subtree_size(r, 0, p) - 1) / p for r in range(p))
     return one_phase(
         "scatter down the tree",
         ceil_log2(p),
