@@ -20,6 +20,7 @@ from .fields import (
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_rank_limit,
 )
 from .registry import calculator
@@ -53,11 +54,7 @@ class Variant(NamedTuple):
 def _variants(values: dict) -> list[Variant]:
     """Price the flat ring, (a) via leaders and (b) RS → AR → AG: five collectives."""
     g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
-    inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-    intra = {
-        "latency_us": values["intra_latency_us"],
-        "bandwidth_gbs": values["intra_bandwidth_gbs"],
-    }
+    inter, intra = link_inputs(values), link_inputs(values, intra=True)
     # On one node the flat ring never leaves it: every hop is on the intra-node link.
     flat_link, flat_where = (intra, "intra") if n == 1 else (inter, "inter")
     flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **flat_link)

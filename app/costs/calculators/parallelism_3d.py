@@ -22,6 +22,7 @@ from .fields import (
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_one_message,
 )
 from .registry import calculator
@@ -54,15 +55,8 @@ COLUMNS = [
 
 def _link(values: dict, span: int) -> tuple[str, dict]:
     """Return the link class of a group spanning `span` consecutive ranks and its inputs."""
-    if span <= values["gpus_per_node"]:
-        return "intra-node", {
-            "latency_us": values["intra_latency_us"],
-            "bandwidth_gbs": values["intra_bandwidth_gbs"],
-        }
-    return "inter-node", {
-        "latency_us": values["latency_us"],
-        "bandwidth_gbs": values["bandwidth_gbs"],
-    }
+    intra = span <= values["gpus_per_node"]
+    return "intra-node" if intra else "inter-node", link_inputs(values, intra=intra)
 
 
 @calculator(

@@ -25,6 +25,7 @@ from .fields import (
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_one_message,
 )
 from .registry import calculator
@@ -144,14 +145,12 @@ def _costs(values: dict, steps: list[Step]) -> list[Priced]:
     for step in steps:
         algorithm = "pairwise" if step.collective == "all_to_all" else "ring"
         intra = step.link == "intra"
-        prefix = "intra_" if intra else ""
         c = cost(
             step.collective,
             algorithm,
             ranks=values["gpus_per_node"] if intra else values["ranks"],
             message_bytes=step.size_m * model_bytes,
-            latency_us=values[prefix + "latency_us"],
-            bandwidth_gbs=values[prefix + "bandwidth_gbs"],
+            **link_inputs(values, intra=intra),
         )
         out.append(Priced(step, c))
     return out
