@@ -88,6 +88,10 @@ class Field:
         return data
 
 
+# How many GPUs a node holds, for the calculators that split GPUs into nodes.
+GPUS_PER_NODE = Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024)
+
+
 def validate(fields: tuple[Field, ...], values: dict) -> dict:
     """Return every field's validated value: given ones checked, missing ones defaulted."""
     known = {f.name for f in fields}

@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from .. import units
 from ..model import Cost, cost
 from .fields import (
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
@@ -27,7 +29,7 @@ from .registry import calculator
 from .result import RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
 FIELDS = (
-    Field("gpus_per_node", "GPUs per node g", INT, 8, low=1, high=1024),
+    replace(GPUS_PER_NODE, label="GPUs per node g"),
     Field("nodes", "Nodes N", INT, 8, low=1, high=1 << 14, scale="log2"),
     Field(
         "message_bytes",

@@ -18,6 +18,7 @@ from ..errors import CostError
 from ..model import cost
 from .fields import (
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
@@ -39,7 +40,7 @@ FIELDS = (
     Field("tp", "Tensor-parallel size", INT, 8, low=1, high=1024, scale="log2"),
     Field("pp", "Pipeline stages", INT, 4, low=1, high=1024, scale="log2"),
     Field("dp", "Data-parallel size", INT, 4, low=1, high=1 << 16, scale="log2"),
-    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    GPUS_PER_NODE,
     *inter_link_fields(),
     *intra_link_fields(),
 )

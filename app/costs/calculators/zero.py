@@ -21,6 +21,7 @@ from ..nccl_tests import MAX_RANKS
 from .fields import (
     BOOL,
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
@@ -43,7 +44,7 @@ FIELDS = (
         help="2 for FP16/BF16 parameters and gradients, as the ZeRO papers count.",
     ),
     Field("ranks", "Data-parallel GPUs", INT, 64, low=2, high=MAX_RANKS, scale="log2"),
-    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    GPUS_PER_NODE,
     Field("stage", "ZeRO stage", INT, 3, low=0, high=3),
     Field("qwz", "qwZ: INT8 weights", BOOL, False),
     Field("hpz", "hpZ: secondary copy in the node", BOOL, False),
