@@ -15,7 +15,7 @@ from app.collectives.hypercube import floor_log2, largest_power_of_two
 from app.collectives.trees import depths as tree_depths
 from app.collectives.trees import double_binary_tree_parents, heap_parents
 
-from .terms import INTER, INTRA, Phase, Terms, one_phase, register, uniform
+from .terms import INTER, INTRA, Phase, Terms, all_port_step, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
 
@@ -190,12 +190,11 @@ def reduce_broadcast(p: int, **_: object) -> Terms:
 @register("allreduce", "direct")
 def direct(p: int, **_: object) -> Terms:
     """Every rank sends its whole vector to every other rank at once (all-port)."""
-    return one_phase(
+    return all_port_step(
         "all-to-all exchange",
-        1 if p > 1 else 0,
+        p,
         p - 1,
         p - 1,
         uniform(p, float(p - 1)),
         "α + (p−1)·M·β + (p−1)·M·γ",
-        "REFERENCE § 1 (direct: all-port, one step)",
     )

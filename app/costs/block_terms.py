@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.collectives.hypercube import floor_log2, largest_power_of_two
 from app.collectives.trees import ceil_log2
 
-from .terms import INTER, Phase, Terms, one_phase, register, uniform
+from .terms import INTER, Phase, Terms, all_port_step, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
 
@@ -87,15 +87,7 @@ def allgather_bruck(p: int, **_: object) -> Terms:
 def direct_exchange(p: int, **_: object) -> Terms:
     """Every rank sends each of its p−1 outgoing blocks at once (allgather, all-to-all)."""
     f = (p - 1) / p
-    return one_phase(
-        "all-to-all exchange",
-        1 if p > 1 else 0,
-        f,
-        0.0,
-        uniform(p, f),
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("all-to-all exchange", p, f, 0.0, uniform(p, f), "α + (p−1)/p·M·β")
 
 
 @register("reduce_scatter", "ring")
@@ -139,15 +131,7 @@ def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
 def reduce_scatter_direct(p: int, **_: object) -> Terms:
     """Every rank sends block j to rank j at once; each reduces p−1 incoming blocks."""
     f = (p - 1) / p
-    return one_phase(
-        "all-to-all exchange",
-        1 if p > 1 else 0,
-        f,
-        f,
-        uniform(p, f),
-        "α + (p−1)/p·M·(β+γ)",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("all-to-all exchange", p, f, f, uniform(p, f), "α + (p−1)/p·M·(β+γ)")
 
 
 @register("all_to_all", "pairwise")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from app.collectives.trees import binomial_children, binomial_subtree_size, ceil_log2
 
-from .terms import INTER, Phase, Terms, one_phase, register
+from .terms import INTER, Phase, Terms, all_port_step, one_phase, register
 
 TRG = "REFERENCE § 2 [TRG]"
 SEGMENTS = "segments the message is cut into (default p)"
@@ -61,14 +61,8 @@ def reduce_ring(p: int, *, segments: int | None = None, **_: object) -> Terms:
 @register("reduce", "direct")
 def reduce_direct(p: int, **_: object) -> Terms:
     """Every non-root sends M to root 0 at once; the root's port receives (p−1)·M."""
-    return one_phase(
-        "everyone to the root",
-        1 if p > 1 else 0,
-        p - 1,
-        p - 1,
-        _non_root(p, 1.0),
-        "α + (p−1)·M·β + (p−1)·M·γ",
-        "REFERENCE § 1 (direct: all-port, one step)",
+    return all_port_step(
+        "everyone to the root", p, p - 1, p - 1, _non_root(p, 1.0), "α + (p−1)·M·β + (p−1)·M·γ"
     )
 
 
@@ -116,15 +110,7 @@ def broadcast_scatter_allgather(p: int, **_: object) -> Terms:
 def broadcast_direct(p: int, **_: object) -> Terms:
     """Root 0 sends M to every rank at once; its port carries (p−1)·M."""
     per_rank = tuple(float(p - 1) if r == 0 else 0.0 for r in range(p))
-    return one_phase(
-        "root to everyone",
-        1 if p > 1 else 0,
-        p - 1,
-        0.0,
-        per_rank,
-        "α + (p−1)·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("root to everyone", p, p - 1, 0.0, per_rank, "α + (p−1)·M·β")
 
 
 @register("gather", "binomial_tree")
@@ -145,14 +131,8 @@ def gather_binomial(p: int, **_: object) -> Terms:
 @register("gather", "direct")
 def gather_direct(p: int, **_: object) -> Terms:
     """Every rank sends its block of M/p to root 0 at once."""
-    return one_phase(
-        "everyone to the root",
-        1 if p > 1 else 0,
-        (p - 1) / p,
-        0.0,
-        _non_root(p, 1 / p),
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
+    return all_port_step(
+        "everyone to the root", p, (p - 1) / p, 0.0, _non_root(p, 1 / p), "α + (p−1)/p·M·β"
     )
 
 
@@ -175,15 +155,7 @@ def scatter_binomial(p: int, **_: object) -> Terms:
 def scatter_direct(p: int, **_: object) -> Terms:
     """Root 0 sends each rank its block at once; its port carries (p−1)/p·M."""
     per_rank = tuple((p - 1) / p if r == 0 else 0.0 for r in range(p))
-    return one_phase(
-        "root to everyone",
-        1 if p > 1 else 0,
-        (p - 1) / p,
-        0.0,
-        per_rank,
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("root to everyone", p, (p - 1) / p, 0.0, per_rank, "α + (p−1)/p·M·β")
 
 
 @register("sendrecv", "pipeline", segments="micro-batches (default p)")
