@@ -62,6 +62,9 @@ def _init_socketio(app: Flask) -> None:
     from .live import bad_input, socket_json, sockets, transport, ws_compat
 
     ws_compat.apply()
+    # The extension keeps the queue manager an earlier app made in its options and would hand
+    # it to this app's server too when this app has no MESSAGE_QUEUE: each app makes its own.
+    socketio.server_options.pop("client_manager", None)
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()
     socketio.init_app(
         app,
