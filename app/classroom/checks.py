@@ -34,12 +34,12 @@ class ClassError(ValueError):
 
 def fields(data: object, event: str, allowed: tuple[str, ...]) -> dict:
     """Return `data` if it is an object holding only `allowed` keys, else raise naming the key."""
+    names = ", ".join(allowed)
     if not isinstance(data, dict):
-        shown = ", ".join(allowed)
-        raise ClassError("payload", f"{event} takes one object {{{shown}}}")
+        raise ClassError("payload", f"{event} takes one object {{{names}}}")
     for key in data:
         if key not in allowed:
-            raise ClassError(shown(key), f"unknown field of {event}; allowed: {', '.join(allowed)}")
+            raise ClassError(shown(key), f"unknown field of {event}; allowed: {names or 'none'}")
     return data
 
 

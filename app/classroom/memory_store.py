@@ -32,6 +32,7 @@ class _Entry:
     expires: float
     conns: dict[str, Connection] = field(default_factory=dict)
     answers: dict[str, Answer] = field(default_factory=dict)
+    answers_seq: int = 0  # answers recorded for the open poll, replacements included
 
 
 class MemoryStore:
@@ -112,6 +113,7 @@ class MemoryStore:
             entry = self._touched(code, ttl_s)
             entry.room = replace(entry.room, poll=poll, revealed=False)
             entry.answers = {}
+            entry.answers_seq = 0
 
     def answer(
         self, code: str, poll_id: str, member_id: str, answer: Answer, ttl_s: float
@@ -120,7 +122,8 @@ class MemoryStore:
             entry = self._touched(code, ttl_s)
             self._check_open(entry.room, poll_id)
             entry.answers[member_id] = answer
-            return _tally(entry.answers)
+            entry.answers_seq += 1
+            return _tally(entry)
 
     def my_answer(self, code: str, member_id: str) -> Answer | None:
         with self._lock:
@@ -130,7 +133,7 @@ class MemoryStore:
     def tally(self, code: str) -> Tally:
         with self._lock:
             entry = self._entry(code)
-            return _tally(entry.answers) if entry else Tally()
+            return _tally(entry) if entry else Tally()
 
     def reveal(self, code: str, poll_id: str, ttl_s: float) -> Tally:
         with self._lock:
@@ -140,7 +143,7 @@ class MemoryStore:
             if current != poll_id:
                 raise PollClosed("replaced", current)
             entry.room = replace(entry.room, revealed=True)
-            return _tally(entry.answers)
+            return _tally(entry)
 
     # -- under the lock -----------------------------------------------------------------------
 
@@ -181,9 +184,10 @@ class MemoryStore:
             raise PollClosed("revealed", current)
 
 
-def _tally(answers: dict[str, Answer]) -> Tally:
+def _tally(entry: _Entry) -> Tally:
     counts: dict[str, int] = {}
-    for a in answers.values():
+    for a in entry.answers.values():
         for key in a.keys:
             counts[key] = counts.get(key, 0) + 1
-    return Tally(counts, len(answers), sum(a.right for a in answers.values()))
+    right = sum(a.right for a in entry.answers.values())
+    return Tally(counts, len(entry.answers), right, entry.answers_seq)

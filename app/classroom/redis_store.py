@@ -5,7 +5,7 @@ Keys, for room ABC234 (all expire together, `ttl_s` after the room's last event)
 - `class:ABC234` hash: `digest`, `seq`, `state` (JSON), `poll` (JSON), `poll_id`, `revealed`;
 - `class:ABC234:conns` hash: sid -> `{"m": member_id, "r": role, "p": process, "n": name}`;
 - `class:ABC234:answers` hash: member_id -> `{"answer", "keys", "right"}` for the open poll;
-- `class:ABC234:tally` hash: `k:<key>` -> count, `answered`, `right`, kept by the answers' script;
+- `class:ABC234:tally` hash: `k:<key>` -> count, `answered`, `right`, `seq` (answers' script);
 - `class:proc:<process>`: a process's heartbeat, expiring HEARTBEAT_TTL_S after its last beat.
 
 A script runs atomically in Redis: no other command runs between its reads and its writes, so
@@ -139,6 +139,7 @@ end
 local old = redis.call('HGET', KEYS[3], ARGV[3])
 if old then count(cjson.decode(old), -1) else redis.call('HINCRBY', KEYS[4], 'answered', 1) end
 count(cjson.decode(ARGV[4]), 1)
+redis.call('HINCRBY', KEYS[4], 'seq', 1)
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
 touch(ARGV[5])
 return {0, current, redis.call('HGETALL', KEYS[4])}
@@ -295,7 +296,8 @@ def _tally_of(code: str, reply: list) -> Tally:
 
 def _tally(fields: dict[str, str]) -> Tally:
     counts = {k[2:]: int(v) for k, v in fields.items() if k.startswith("k:") and int(v) > 0}
-    return Tally(counts, int(fields.get("answered", 0)), int(fields.get("right", 0)))
+    number = {k: int(fields.get(k, 0)) for k in ("answered", "right", "seq")}
+    return Tally(counts, **number)
 
 
 def _json(value: object) -> str:

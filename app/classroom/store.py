@@ -67,11 +67,16 @@ class Presence:
 
 @dataclass(frozen=True)
 class Tally:
-    """A poll's answers so far: how many chose each key, how many answered, how many are right."""
+    """A poll's answers so far: how many chose each key, how many answered, how many are right.
+
+    `seq` counts the answers recorded (replacements too): two tallies sent at once from two
+    processes may arrive in either order, and the one with the larger seq is the newer.
+    """
 
     counts: dict[str, int] = field(default_factory=dict)
     answered: int = 0
     right: int = 0
+    seq: int = 0
 
 
 @dataclass(frozen=True)

@@ -46,11 +46,11 @@ def test_a_single_choice_poll_from_open_to_reveal(lab, room):
     right = record["key"]["correct"]
     wrong = next(i for i in ids if i != right)
     ada, bob, cy = students(lab, code)
-    assert lab.answer(ada, record["poll_id"], right) == Tally({right: 1}, 1, 1)
+    assert lab.answer(ada, record["poll_id"], right) == Tally({right: 1}, 1, 1, seq=1)
     lab.answer(bob, record["poll_id"], right)
     lab.answer(cy, record["poll_id"], wrong)
     tally = lab.answer(ada, record["poll_id"], wrong)  # Ada changes her mind
-    assert tally == Tally({right: 1, wrong: 2}, answered=3, right=1)
+    assert tally == Tally({right: 1, wrong: 2}, answered=3, right=1, seq=4)
     result = lab.reveal(code, token, record["poll_id"])
     assert result["correct"] == right and result["counts"] == {right: 1, wrong: 2}
     assert (result["answered"], result["right"]) == (3, 1)

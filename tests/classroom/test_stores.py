@@ -169,13 +169,13 @@ def pick(key: str, right: bool) -> Answer:
 def test_answers_are_one_per_member_and_a_later_one_replaces_the_earlier(store, room):
     store.open_poll(room, POLL, TTL)
     assert store.answer(room, "p000000000001", "m-ada", pick("a", True), TTL) == Tally(
-        {"a": 1}, 1, 1
+        {"a": 1}, 1, 1, seq=1
     )
     store.answer(room, "p000000000001", "m-bob", pick("a", True), TTL)
     tally = store.answer(room, "p000000000001", "m-ada", pick("b", False), TTL)
-    assert tally == Tally({"a": 1, "b": 1}, answered=2, right=1)
+    assert tally == Tally({"a": 1, "b": 1}, answered=2, right=1, seq=3)
     tally = store.answer(room, "p000000000001", "m-bob", pick("b", False), TTL)
-    assert tally == Tally({"b": 2}, answered=2, right=0)  # no count of 0 is kept
+    assert tally == Tally({"b": 2}, answered=2, right=0, seq=4)  # no count of 0 is kept
     assert store.my_answer(room, "m-ada") == pick("b", False)
     assert store.my_answer(room, "m-cy") is None
 
@@ -184,7 +184,7 @@ def test_a_multiple_choice_answer_counts_under_each_option(store, room):
     store.open_poll(room, POLL, TTL)
     store.answer(room, "p000000000001", "m-ada", Answer(["a", "c"], ("a", "c"), False), TTL)
     tally = store.answer(room, "p000000000001", "m-bob", Answer([], (), False), TTL)
-    assert tally == Tally({"a": 1, "c": 1}, answered=2, right=0)
+    assert tally == Tally({"a": 1, "c": 1}, answered=2, right=0, seq=2)
 
 
 def test_a_new_poll_clears_the_answers_and_closes_the_old_one(store, room):
@@ -201,11 +201,11 @@ def test_a_new_poll_clears_the_answers_and_closes_the_old_one(store, room):
 def test_a_revealed_poll_takes_no_more_answers_and_reveals_again_alike(store, room):
     store.open_poll(room, POLL, TTL)
     store.answer(room, "p000000000001", "m-ada", pick("a", True), TTL)
-    assert store.reveal(room, "p000000000001", TTL) == Tally({"a": 1}, 1, 1)
+    assert store.reveal(room, "p000000000001", TTL) == Tally({"a": 1}, 1, 1, seq=1)
     with pytest.raises(PollClosed) as closed:
         store.answer(room, "p000000000001", "m-bob", pick("b", False), TTL)
     assert closed.value.reason == "revealed"
-    assert store.reveal(room, "p000000000001", TTL) == Tally({"a": 1}, 1, 1)
+    assert store.reveal(room, "p000000000001", TTL) == Tally({"a": 1}, 1, 1, seq=1)
     assert store.room(room).revealed is True
     with pytest.raises(PollClosed):
         store.reveal(room, "p000000000002", TTL)
@@ -236,7 +236,7 @@ def test_concurrent_answers_make_an_exact_tally(store, room, second_store):
         t.start()
     for t in threads:
         t.join()
-    assert store.tally(room) == Tally({"c": 80}, answered=80, right=80)
+    assert store.tally(room) == Tally({"c": 80}, answered=80, right=80, seq=240)
 
 
 def test_ending_a_room_removes_everything(store, room):
