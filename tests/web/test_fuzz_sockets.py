@@ -787,3 +787,31 @@ def test_unknown_classroom_events_are_acked_with_the_known_ones():
 
     fuzz()
     room.works()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (f'["room_join", {{"code": {10**400}}}]', "payload: the message could not be decoded"),
+        ('["room_join", {"code": NaN}]', "code: not a room code"),
+        ('["room_join", {"code": "ACK3D7", "code": 7}]', "code: not a room code"),
+        ('["room_join", "\\ud800"]', "payload: room_join takes one object"),
+    ],
+)
+def test_json_the_encoder_would_not_write_is_refused_on_class_by_name(live_server, text, words):
+    raw = RawSocket(live_server.url)
+    try:
+        raw.ws.send(f"40{CLASS},")
+        assert raw.ws.recv().startswith(f"40{CLASS},")
+        raw.ws.send(f"42{CLASS},7{text}")
+        raw.ws.settimeout(5)
+        reply = raw.ws.recv()
+        while reply == "2":  # engine.io ping
+            raw.ws.send("3")
+            reply = raw.ws.recv()
+        assert reply.startswith(f"43{CLASS},7"), reply
+        ack = json.loads(reply[len(f"43{CLASS},7") :])[0]
+        assert ack["ok"] is False and ack["error"].startswith(words), ack
+    finally:
+        raw.close()
