@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.collectives import node_split_problem
+
 from .. import units
 from ..errors import CostError
 from ..model import Cost, cost
@@ -21,10 +23,12 @@ from ..nccl_tests import MAX_RANKS
 from .fields import (
     BOOL,
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_one_message,
 )
 from .registry import calculator
@@ -42,7 +46,7 @@ FIELDS = (
         help="2 for FP16/BF16 parameters and gradients, as the ZeRO papers count.",
     ),
     Field("ranks", "Data-parallel GPUs", INT, 64, low=2, high=MAX_RANKS, scale="log2"),
-    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    GPUS_PER_NODE,
     Field("stage", "ZeRO stage", INT, 3, low=0, high=3),
     Field("qwz", "qwZ: INT8 weights", BOOL, False),
     Field("hpz", "hpZ: secondary copy in the node", BOOL, False),
@@ -144,14 +148,12 @@ def _costs(values: dict, steps: list[Step]) -> list[Priced]:
     for step in steps:
         algorithm = "pairwise" if step.collective == "all_to_all" else "ring"
         intra = step.link == "intra"
-        prefix = "intra_" if intra else ""
         c = cost(
             step.collective,
             algorithm,
             ranks=values["gpus_per_node"] if intra else values["ranks"],
             message_bytes=step.size_m * model_bytes,
-            latency_us=values[prefix + "latency_us"],
-            bandwidth_gbs=values[prefix + "bandwidth_gbs"],
+            **link_inputs(values, intra=intra),
         )
         out.append(Priced(step, c))
     return out
@@ -240,9 +242,7 @@ def _check(values: dict, flags: list[str]) -> None:
     """Refuse ZeRO++ below stage 3, nodes that do not divide the GPUs, and too big a model."""
     if flags and values["stage"] != 3:
         raise CostError(f"{flags[0]} (ZeRO++) applies to stage 3 only; got stage {values['stage']}")
-    if values["ranks"] % values["gpus_per_node"]:
-        raise CostError(
-            f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
-            f"{values['gpus_per_node']}"
-        )
+    problem = node_split_problem(values["ranks"], values["gpus_per_node"], "gpus_per_node")
+    if problem:
+        raise CostError(problem)
     within_one_message(values["params"] * values["param_bytes"], "the model, params × param_bytes")
