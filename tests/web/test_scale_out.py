@@ -9,6 +9,8 @@ streams do not cross the queue.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -20,6 +22,7 @@ import requests
 import socketio
 
 from app.web import message_queue
+from tests.web.test_classroom_redis import SINGLE, STATE, Client, wait_subscribed
 from tests.web.wire import ROOT, ProductionServer, free_port
 
 pytestmark = pytest.mark.server
@@ -37,14 +40,27 @@ def lab_process(queue_url: str, instance, **settings) -> ProductionServer:
 
 
 @pytest.fixture(scope="module")
-def pair(redis_server, tmp_path_factory):
-    """Processes A and B, one queue, one key, two instance folders."""
-    folders = [tmp_path_factory.mktemp(name) for name in ("a", "b")]
+def cluster(redis_server, tmp_path_factory):
+    """Processes A, B and C (C is killed mid-class): one queue, one key, three instance folders.
+
+    Each process subscribes to the queue when its first client connects; a client on each
+    first, so that no test's broadcast races a subscription.
+    """
+    folders = [tmp_path_factory.mktemp(name) for name in ("a", "b", "c")]
     processes = together(lambda folder: lab_process(redis_server.url, folder), folders)
     try:
+        greeters = [Client(p.url) for p in processes]
+        wait_subscribed(redis_server.url, len(processes))
+        for g in greeters:
+            g.close()
         yield processes
     finally:
         stop(processes)
+
+
+@pytest.fixture(scope="module")
+def pair(cluster):
+    return cluster[:2]
 
 
 def together(start, items) -> list[ProductionServer]:
@@ -139,3 +155,112 @@ def test_without_a_secret_key_the_start_warns_to_set_one_across_machines(
     monkeypatch.setenv("COLLECTIVE_LAB_SECRET_KEY", SECRET)
     check_message_queue()
     assert capsys.readouterr().err == ""
+
+
+# -- a class over two processes ------------------------------------------------------------------
+
+
+def a_room(teacher: Client) -> dict:
+    """Create a room with `teacher` and join it as its teacher; return code and token."""
+    created = teacher.call("room_create", {})
+    credentials = {"code": created["code"], "teacher_token": created["teacher_token"]}
+    assert teacher.call("room_join", credentials)["role"] == "teacher"
+    return credentials
+
+
+def drive(teacher: Client, room: dict, step: int) -> int:
+    ack = teacher.call("room_drive", {**room, "state": {**STATE, "step": step}})
+    assert ack["ok"], ack
+    return ack["seq"]
+
+
+def test_a_teacher_on_one_process_and_students_on_the_other_stay_in_step(pair):
+    a, b = pair
+    teacher = Client(a.url)
+    students = [Client(b.url) for _ in range(3)]
+    try:
+        room = a_room(teacher)
+        for s in students:
+            assert s.call("room_join", {"code": room["code"]})["role"] == "student"
+        assert teacher.wait_for("room_members", 4)[-1] == {"count": 3}  # joins made on B
+        seqs = [drive(teacher, room, step) for step in range(6)]
+        assert seqs == sorted(seqs) and len(set(seqs)) == 6
+        for s in students:
+            got = s.wait_for("room_state", 6)
+            assert [p["seq"] for p in got] == seqs
+            assert [p["state"]["step"] for p in got] == list(range(6))
+            assert got[-1]["state"] == teacher.of("room_state")[-1]["state"]
+    finally:
+        for c in (teacher, *students):
+            c.close()
+
+
+def test_a_poll_tallies_answers_from_both_processes(pair):
+    a, b = pair
+    teacher = Client(a.url)
+    students = [Client(a.url), Client(b.url), Client(b.url), Client(a.url)]
+    try:
+        room = a_room(teacher)
+        for s in students:
+            s.call("room_join", {"code": room["code"]})
+        drive(teacher, room, 0)
+        opened = teacher.call("poll_open", {**room, "question_id": SINGLE})
+        ids = [o["id"] for o in students[1].wait_for("poll")[0]["question"]["options"]]
+        choices = [ids[0], ids[1], ids[1], ids[1]]
+        for s, choice in zip(students, choices, strict=True):
+            answer = {"code": room["code"], "poll_id": opened["poll_id"], "answer": choice}
+            assert s.call("poll_answer", answer) == {"ok": True}
+        newest = max(teacher.wait_for("poll_tally", 4), key=lambda t: t["seq"])
+        assert newest["counts"] == {ids[0]: 1, ids[1]: 3} and newest["answered"] == 4
+        assert teacher.call("poll_reveal", {**room, "poll_id": opened["poll_id"]})["ok"]
+        results = [s.wait_for("poll_result")[0] for s in students]
+        assert all(r["counts"] == {ids[0]: 1, ids[1]: 3} for r in results)
+    finally:
+        for c in (teacher, *students):
+            c.close()
+
+
+def test_a_process_killed_mid_class_loses_no_room(cluster):
+    """Students on C, which dies: they rejoin on A and B with their member_id and catch up."""
+    a, b, c = cluster
+    teacher, on_b = Client(a.url), Client(b.url)
+    on_c = [Client(c.url), Client(c.url)]
+    clients = [teacher, on_b, *on_c]
+    try:
+        room = a_room(teacher)
+        members = [s.call("room_join", {"code": room["code"]})["member_id"] for s in on_c]
+        on_b.call("room_join", {"code": room["code"]})
+        drive(teacher, room, 3)
+        poll_id = teacher.call("poll_open", {**room, "question_id": SINGLE})["poll_id"]
+        ids = [o["id"] for o in on_c[0].wait_for("poll")[0]["question"]["options"]]
+        answer = {"code": room["code"], "poll_id": poll_id, "answer": ids[0]}
+        assert on_c[0].call("poll_answer", answer) == {"ok": True}
+
+        os.killpg(c.process.pid, signal.SIGKILL)  # gunicorn's master and its worker, at once
+        c.process.wait(10)
+        back = [Client(a.url), Client(b.url)]  # as a browser reconnects, behind the proxy
+        clients += back
+        acks = [
+            s.call("room_join", {"code": room["code"], "member_id": m})
+            for s, m in zip(back, members, strict=True)
+        ]
+        for ack, member in zip(acks, members, strict=True):
+            assert ack["ok"] and ack["member_id"] == member and ack["role"] == "student"
+            assert ack["state"]["step"] == 3 and ack["seq"] == on_b.of("room_state")[-1]["seq"]
+            assert ack["poll"]["poll_id"] == poll_id
+        assert acks[0]["poll"]["my_answer"] == ids[0]  # the answer made on C is kept
+        assert acks[1]["poll"]["my_answer"] is None
+        assert acks[1]["members"] == 3  # the same two members, counted once, and B's
+
+        seq = drive(teacher, room, 4)
+        for s in (*back, on_b):
+            assert s.wait_for("room_state")[-1] == {"state": {**acks[0]["state"], "step": 4},
+                                                    "seq": seq}  # fmt: skip
+        changed = {**answer, "answer": ids[1]}
+        assert back[0].call("poll_answer", changed) == {"ok": True}  # replaces, not adds
+        assert back[1].call("poll_answer", changed) == {"ok": True}
+        newest = max(teacher.wait_for("poll_tally", 3), key=lambda t: t["seq"])
+        assert newest["answered"] == 2 and newest["counts"] == {ids[1]: 2}
+    finally:
+        for client in clients:
+            client.close()
