@@ -165,7 +165,8 @@ def learners(urls: list[str], count: int, first: int, seconds: float) -> None:
     for c in pool:
         tally.merge(c.tally)
     tally.errors.update(Counter(f"connect: {e!r}"[:120] for e in failures))
-    _say({"tally": dataclasses.asdict(tally)})
+    # Not dataclasses.asdict: it rebuilds a Counter from its (key, count) pairs, as keys.
+    _say({"tally": {f.name: getattr(tally, f.name) for f in dataclasses.fields(tally)}})
 
 
 def tally_from(data: dict) -> Tally:

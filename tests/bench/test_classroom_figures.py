@@ -49,3 +49,12 @@ def test_poll_figures_compare_the_teacher_tally_with_the_answers_sent():
     assert out["tally_ms"] == pytest.approx(300)  # last accepted answer 1.5 -> full tally 1.8
     wrong = SimpleNamespace(tallies=[(1.8, {"poll_id": "p1", "counts": {"a": 2}, "answered": 2})])
     assert classroom._poll_figures("x", {"poll_id": "p1"}, wrong, reports)["exact"] is False
+
+
+def test_the_knee_is_where_every_larger_count_fails():
+    def points(*oks):
+        return [{"clients": k, "ok": ok} for k, ok in zip((10, 25, 50, 100), oks, strict=True)]
+
+    assert classroom.knee_of(points(False, True, False, False)) == 50  # 10 was a noisy blip
+    assert classroom.knee_of(points(True, True, True, True)) is None
+    assert classroom.knee_of(points(False, False, False, False)) == 10
