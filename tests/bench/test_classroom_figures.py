@@ -14,23 +14,21 @@ def student(states, answers=(), error=None) -> dict:
 
 
 def test_fanout_counts_lost_and_out_of_order_states_by_seq():
-    # The acks carry no seq: the teacher's own room_state order gives it (seq 7 to 10).
-    teacher = SimpleNamespace(states=[(7, 10.0), (8, 11.0), (9, 12.0), (10, 13.0)])
-    paced = [(10.0, None), (11.0, None), (12.0, None)]
-    burst = [(13.0, None)]
+    paced = [(10.0, 7), (11.0, 8), (12.0, 9)]  # (sent, seq from the ack)
+    bursts = [[(13.0, 10)], [(14.0, 11)]]
     reports = [
-        student([(7, 10.010), (8, 11.020), (9, 12.030), (10, 13.010)]),
-        student([(7, 10.050), (9, 12.010), (8, 11.200), (10, 13.030)]),  # 8 after 9
-        student([(7, 10.020), (9, 12.020), (10, 13.020)]),  # never got 8: lost
+        student([(7, 10.010), (8, 11.020), (9, 12.030), (10, 13.010), (11, 14.010)]),
+        student([(7, 10.050), (9, 12.010), (8, 11.200), (10, 13.030), (11, 14.020)]),  # 8 late
+        student([(7, 10.020), (9, 12.020), (10, 13.020), (11, 14.040)]),  # never got 8: lost
         student([], error="join: refused"),  # not in the room: neither lost nor late
     ]
-    out = classroom._fanout_figures("x", teacher, paced, burst, reports, cpu=0.0)
-    assert out["students"] == 3 and out["drives"] == 4
+    out = classroom._fanout_figures("x", paced, bursts, reports, cpu=0.0)
+    assert out["students"] == 3 and out["drives"] == 5
     assert out["lost"] == 1 and out["out_of_order"] == 1
     # The last student: seq 7 at +50 ms, 8 at +200 ms, 9 at +30 ms (nearest rank).
     assert out["p50_ms"] == pytest.approx(50) and out["p99_ms"] == pytest.approx(200)
-    # The burst's one drive reached three students in 30 ms.
-    assert out["burst_rate"] == pytest.approx(3 / 0.030)
+    # Each burst's drive reached three students, in 30 and 40 ms: 100 and 75 deliveries/s.
+    assert out["burst_rates"] == pytest.approx([75, 100])
 
 
 def test_poll_figures_compare_the_teacher_tally_with_the_answers_sent():
