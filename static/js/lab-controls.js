@@ -185,7 +185,15 @@
     lab.dispatchEvent(new CustomEvent("lab:run", { detail: { params: formParams(), how } }));
   }
 
-  function sameRun(a, b) { return Boolean(a && b) && PARAM_KEYS.every((k) => a[k] === b[k]); }
+  // The parameters of a run that matter to its algorithm, in one order: two runs with the same
+  // key are the same run (a root given to an allgather changes nothing).
+  function runKey(params) {
+    const e = catalog.find((x) => x.collective === params.collective && x.algorithm === params.algorithm) || {};
+    const used = { op: e.reduces, root: e.uses_root, ranks_per_node: e.needs_ranks_per_node };
+    return JSON.stringify(PARAM_KEYS.map((k) => (k in used && !used[k] ? null : params[k] ?? null)));
+  }
+
+  function sameRun(a, b) { return Boolean(a && b) && runKey(a) === runKey(b); }
 
   // Put `params` in the form (the controls constrain each other in this order).
   function setForm(params) {
@@ -241,5 +249,5 @@
   for (const b of ui.dialog.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copy(b));
   sync(null);
   if (config.load) runNow({ autoplay: config.load.autoplay, step: config.load.step });
-  global.CollectiveLab.labPage = { player, client, formParams, apply, setLocked, run: userRun };
+  global.CollectiveLab.labPage = { player, client, formParams, runKey, apply, setLocked, run: userRun };
 })(window);

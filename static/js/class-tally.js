@@ -1,0 +1,95 @@
+// The room's answers to a poll as a histogram (CollectiveLab.classTally): the teacher's live
+// tally and everyone's result after Reveal, with a sentence beside it that says the same in words.
+//
+// `counts` maps an answer to how many chose it: an option's (or item's) opaque id, which the
+// question's public form turns back into its text, or a value (a number typed). After Reveal the
+// right answers' bars are marked with ✓ in their label as well as in colour.
+(function (global) {
+  "use strict";
+  const CL = global.CollectiveLab;
+  const LABEL_CHARS = 48;
+
+  function plain(html) {
+    const div = document.createElement("div");
+    div.innerHTML = html || "";
+    return (div.textContent || "").replace(/\s+/g, " ").trim();
+  }
+
+  function short(text) { return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text; }
+
+  // What each answer id of `question` reads as, in the order the question shows them.
+  function answerLabels(question) {
+    const labels = new Map();
+    for (const o of question.options || question.items || question.right || []) labels.set(o.id, plain(o.html));
+    return labels;
+  }
+
+  // The ids (or values) a poll result says are right, as strings.
+  function rightAnswers(correct) {
+    if (correct === null || correct === undefined) return new Set();
+    if (Array.isArray(correct)) return new Set(correct.map(String));
+    if (typeof correct === "object") return new Set(Object.values(correct).map(String));
+    return new Set([String(correct)]);
+  }
+
+  // The bars: every option of the question (none chosen is a 0), then any other answer given.
+  function bars(question, counts, correct) {
+    const labels = answerLabels(question);
+    const right = rightAnswers(correct);
+    const given = new Map(Object.entries(counts || {}));
+    const keys = [...labels.keys(), ...[...given.keys()].filter((k) => !labels.has(k)).sort(
+      (a, b) => Number(a) - Number(b) || a.localeCompare(b))];
+    return keys.map((key) => ({
+      key, label: labels.get(key) || key, n: Number(given.get(key)) || 0, right: right.has(key),
+    }));
+  }
+
+  // The right answer in words: the options' texts, an order, pairs, or a value.
+  function rightText(question, correct) {
+    const labels = answerLabels(question);
+    const name = (id) => labels.get(String(id)) || String(id);
+    if (Array.isArray(correct)) {
+      return question.kind === "order" ? correct.map((id, i) => `${i + 1}. ${name(id)}`).join("  ")
+        : correct.map(name).join("; ");
+    }
+    if (correct && typeof correct === "object") {
+      const left = new Map((question.left || []).map((o) => [o.id, plain(o.html)]));
+      return Object.entries(correct).map(([l, r]) => `${left.get(l) || l} → ${name(r)}`).join("; ");
+    }
+    return correct === null || correct === undefined ? "" : name(correct);
+  }
+
+  function sentence(rows, answered, members) {
+    const who = members ? `${answered} of ${members} answered` : `${answered} answered`;
+    if (!rows.length || !answered) return `${who}.`;
+    const each = rows.map((r) => `“${short(r.label)}”${r.right ? " (right)" : ""}: ${r.n}`).join("; ");
+    return `${who}. ${each}.`;
+  }
+
+  // Draw the histogram of `counts` in `chart` and write its sentence in `text`.
+  // options: {answered, members, correct (after Reveal, else undefined)}
+  function draw(chart, text, question, counts, options) {
+    const rows = bars(question, counts, options.correct);
+    const answered = options.answered ?? rows.reduce((sum, r) => sum + r.n, 0);
+    text.textContent = sentence(rows, answered, options.members);
+    if (!global.Plotly) return;
+    const t = CL.chartTheme();
+    const shown = rows.slice().reverse(); // Plotly draws the first category at the bottom
+    const most = Math.max(1, ...rows.map((r) => r.n));
+    const trace = {
+      type: "bar", orientation: "h",
+      x: shown.map((r) => r.n),
+      y: shown.map((r) => `${r.right ? "✓ " : ""}${short(r.label)}`),
+      marker: { color: shown.map((r) => (r.right ? CL.palette.chunkColor(2, t.name) : t.accent)) },
+      text: shown.map((r) => String(r.n)), textposition: "auto", hoverinfo: "x+y",
+    };
+    const layout = CL.chartLayout(t, {
+      margin: { l: 10, r: 10, t: 6, b: 30 }, height: Math.max(140, 44 * rows.length + 50), showlegend: false,
+      dragmode: false, xaxis: { rangemode: "tozero", dtick: most <= 10 ? 1 : undefined, title: { text: "students" } },
+      yaxis: { automargin: true },
+    });
+    global.Plotly.react(chart, [trace], layout, CL.CHART_CONFIG);
+  }
+
+  CL.classTally = { draw, bars, answerLabels, rightAnswers, rightText, plain };
+})(window);
