@@ -47,6 +47,8 @@
       this.presenting = Boolean(on);
       document.body.classList.toggle("presenter", this.presenting);
       this.ui.presenter.setAttribute("aria-pressed", String(this.presenting));
+      this.ui.presenter.firstChild.textContent = this.presenting ? "Leave presenter mode " : "Presenter mode ";
+      if (this.presenting) global.scrollTo(0, 0); // the code, then the lab
       if (this.presenting && fullscreenSupported() && !document.fullscreenElement) {
         document.documentElement.requestFullscreen().catch(() => {
           this.status("Fullscreen was not allowed here; presenter mode fills the window instead.");

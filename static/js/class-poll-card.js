@@ -24,6 +24,18 @@
         chart: q("poll-chart"), chartText: q("poll-chart-text"),
       };
       this.ui.send.addEventListener("click", () => this.send());
+      document.addEventListener("keydown", (e) => this._key(e));
+    }
+
+    // 1-9 pick an option, as on the quiz page (the options show their numbers).
+    _key(e) {
+      if (this.card.hidden || !this.form || !this.form.pick || this.card.dataset.state === "revealed") return;
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || !/^[1-9]$/.test(e.key)) return;
+      const tag = e.target && e.target.tagName;
+      if (tag === "INPUT" && !["radio", "checkbox"].includes(e.target.type)) return;
+      if (tag === "TEXTAREA" || tag === "SELECT" || (e.target && e.target.isContentEditable)) return;
+      e.preventDefault();
+      this.form.pick(Number(e.key));
     }
 
     // A poll opened (or was open when this page joined): ask it.
@@ -104,7 +116,8 @@
       for (const label of this.ui.question.querySelectorAll("[data-option-id]")) {
         const isRight = right.has(label.dataset.optionId);
         label.classList.toggle("is-right", isRight);
-        if (isRight) label.appendChild(Q.el("span", { class: "right-mark", text: " ✓ right answer" }));
+        const text = label.querySelector(".option-text") || label;
+        if (isRight) text.appendChild(Q.el("span", { class: "right-mark", text: "✓ right answer" }));
       }
     }
 

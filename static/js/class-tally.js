@@ -8,6 +8,7 @@
   "use strict";
   const CL = global.CollectiveLab;
   const LABEL_CHARS = 48;
+  const NARROW_PX = 480; // below this a bar is labelled with its option's number only
 
   function plain(html) {
     const div = document.createElement("div");
@@ -39,8 +40,10 @@
     const given = new Map(Object.entries(counts || {}));
     const keys = [...labels.keys(), ...[...given.keys()].filter((k) => !labels.has(k)).sort(
       (a, b) => Number(a) - Number(b) || a.localeCompare(b))];
-    return keys.map((key) => ({
+    // Options are numbered as the question shows them (one draw per poll: the same for all).
+    return keys.map((key, i) => ({
       key, label: labels.get(key) || key, n: Number(given.get(key)) || 0, right: right.has(key),
+      number: labels.has(key) ? String(i + 1) : "",
     }));
   }
 
@@ -62,8 +65,14 @@
   function sentence(rows, answered, members) {
     const who = members ? `${answered} of ${members} answered` : `${answered} answered`;
     if (!rows.length || !answered) return `${who}.`;
-    const each = rows.map((r) => `“${short(r.label)}”${r.right ? " (right)" : ""}: ${r.n}`).join("; ");
+    const each = rows.map((r) => `${r.number ? `${r.number} ` : ""}“${short(r.label)}”${r.right ? " (right)" : ""}: ${r.n}`)
+      .join("; ");
     return `${who}. ${each}.`;
+  }
+
+  function barLabel(row, narrow) {
+    const text = narrow && row.number ? row.number : `${row.number ? `${row.number}. ` : ""}${short(row.label)}`;
+    return `${row.right ? "✓ " : ""}${text}`;
   }
 
   // Draw the histogram of `counts` in `chart` and write its sentence in `text`.
@@ -79,14 +88,14 @@
     const trace = {
       type: "bar", orientation: "h",
       x: shown.map((r) => r.n),
-      y: shown.map((r) => `${r.right ? "✓ " : ""}${short(r.label)}`),
+      y: shown.map((r) => barLabel(r, chart.clientWidth < NARROW_PX)),
       marker: { color: shown.map((r) => (r.right ? CL.palette.chunkColor(2, t.name) : t.accent)) },
       text: shown.map((r) => String(r.n)), textposition: "auto", hoverinfo: "x+y",
     };
     const layout = CL.chartLayout(t, {
       margin: { l: 10, r: 10, t: 6, b: 30 }, height: Math.max(140, 44 * rows.length + 50), showlegend: false,
       dragmode: false, xaxis: { rangemode: "tozero", dtick: most <= 10 ? 1 : undefined, title: { text: "students" } },
-      yaxis: { automargin: true },
+      yaxis: { automargin: true, type: "category" }, // "1", "2": option numbers, not values
     });
     global.Plotly.react(chart, [trace], layout, CL.CHART_CONFIG);
   }
