@@ -54,11 +54,14 @@
       this.form = form;
       u.send.hidden = false;
       u.send.disabled = false;
+      u.send.textContent = "Send my answer";
       u.recorded.textContent = "";
       u.error.hidden = true;
       u.outcome.hidden = true;
       this.card.hidden = false;
       this.card.dataset.state = "open";
+      this.card.dataset.pollId = payload.poll_id;
+      if (payload.my_answer !== undefined && payload.my_answer !== null) this._restore(payload.my_answer);
       this.card.scrollIntoView({ block: "start" });
       this.card.focus({ preventScroll: true });
     }
@@ -78,6 +81,18 @@
       this.card.dataset.state = "answered";
     }
 
+    // The answer this member gave before a reload: checked again (choices), and said to be recorded.
+    _restore(answer) {
+      const chosen = CL.classTally.rightAnswers(answer);
+      for (const input of this.ui.question.querySelectorAll("input[type=radio], input[type=checkbox]")) {
+        input.checked = chosen.has(input.value);
+      }
+      this.sent = answer;
+      this.ui.send.textContent = "Change my answer";
+      this.ui.recorded.textContent = "Your answer is recorded. You can change it until the teacher reveals the answer.";
+      this.card.dataset.state = "answered";
+    }
+
     // The teacher revealed: the right answer, why, the room's answers; the question is closed.
     onResult(payload) {
       if (!this.poll || payload.poll_id !== this.poll.poll_id) return;
@@ -85,16 +100,16 @@
       const question = this.poll.question;
       if (this.form && this.form.lock) this.form.lock();
       u.send.hidden = true;
-      u.send.textContent = "Send my answer";
       u.error.hidden = true;
       u.recorded.textContent = this.sent === null ? "You did not answer this one." : "";
       this._mark(payload.correct);
       u.right.replaceChildren(Q.el("p", {}, ["Right answer: ",
-        Q.el("strong", { text: CL.classTally.rightText(question, payload.correct) })]));
+        Q.el("strong", { text: CL.classTally.rightText(question, payload) })]));
       u.verdict.textContent = this._verdict(payload.correct);
       u.why.innerHTML = payload.why || ""; // the bank's sanitized HTML, as on the quiz page
       u.outcome.hidden = false;
-      CL.classTally.draw(u.chart, u.chartText, question, payload.counts, { correct: payload.correct });
+      CL.classTally.draw(u.chart, u.chartText, question, payload.counts,
+        { answered: payload.answered, correct: payload.correct, right: payload.right });
       this.card.dataset.state = "revealed";
       u.verdict.focus({ preventScroll: true });
     }

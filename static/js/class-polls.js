@@ -9,6 +9,7 @@
   "use strict";
   const CL = global.CollectiveLab;
   const PREDICT = "predict-next-step";
+  const POLLED_KINDS = "single,multiple,numeric,predict,order,match"; // the server grades these
 
   function el(tag, attrs, children) { return CL.quiz.el(tag, attrs, children); }
 
@@ -48,7 +49,7 @@
     }
 
     async list() {
-      const query = new URLSearchParams({ count: this.ui.count.value });
+      const query = new URLSearchParams({ count: this.ui.count.value, kinds: POLLED_KINDS });
       if (this.ui.topic.value) query.set("topics", this.ui.topic.value);
       this._status("Loading questions…");
       try {
@@ -125,12 +126,11 @@
       u.reveal.hidden = true;
       u.result.hidden = false;
       u.result.replaceChildren(
-        el("p", { class: "verdict ok" }, ["Right answer: ", el("strong", { text: CL.classTally.rightText(question, payload.correct) })]),
+        el("p", { class: "verdict ok" }, ["Right answer: ", el("strong", { text: CL.classTally.rightText(question, payload) })]),
         el("div", { class: "explanation", html: payload.why || "" }), // the bank's sanitized HTML
       );
-      const answered = Object.values(payload.counts || {}).reduce((a, b) => a + Number(b), 0);
       CL.classTally.draw(u.chart, u.chartText, question, payload.counts,
-        { answered: payload.answered ?? answered, members: this.members, correct: payload.correct });
+        { answered: payload.answered, members: this.members, correct: payload.correct, right: payload.right });
       u.live.dataset.revealed = "yes";
     }
 

@@ -1,8 +1,9 @@
 // The room's answers to a poll as a histogram (CollectiveLab.classTally): the teacher's live
 // tally and everyone's result after Reveal, with a sentence beside it that says the same in words.
 //
-// `counts` maps an answer to how many chose it: an option's (or item's) opaque id, which the
-// question's public form turns back into its text, or a value (a number typed). After Reveal the
+// `counts` maps an answer to how many chose it (app/classroom/polls.py): an option's opaque id for
+// choices and predictions, which the question's public form turns back into its text; a number
+// typed (to 4 significant digits); "right" or "wrong" for an order or a match. After Reveal the
 // right answers' bars are marked with ✓ in their label as well as in colour.
 (function (global) {
   "use strict";
@@ -25,6 +26,8 @@
     return labels;
   }
 
+  const WHOLE_ANSWER_KINDS = new Set(["order", "match"]); // tallied as "right" / "wrong"
+
   // The ids (or values) a poll result says are right, as strings.
   function rightAnswers(correct) {
     if (correct === null || correct === undefined) return new Set();
@@ -35,20 +38,24 @@
 
   // The bars: every option of the question (none chosen is a 0), then any other answer given.
   function bars(question, counts, correct) {
-    const labels = answerLabels(question);
-    const right = rightAnswers(correct);
+    const whole = WHOLE_ANSWER_KINDS.has(question.kind);
+    const labels = whole ? new Map([["right", "right"], ["wrong", "wrong"]]) : answerLabels(question);
+    const right = whole ? new Set(correct === undefined ? [] : ["right"]) : rightAnswers(correct);
     const given = new Map(Object.entries(counts || {}));
     const keys = [...labels.keys(), ...[...given.keys()].filter((k) => !labels.has(k)).sort(
       (a, b) => Number(a) - Number(b) || a.localeCompare(b))];
     // Options are numbered as the question shows them (one draw per poll: the same for all).
     return keys.map((key, i) => ({
       key, label: labels.get(key) || key, n: Number(given.get(key)) || 0, right: right.has(key),
-      number: labels.has(key) ? String(i + 1) : "",
+      number: labels.has(key) && !whole ? String(i + 1) : "",
     }));
   }
 
-  // The right answer in words: the options' texts, an order, pairs, or a value.
-  function rightText(question, correct) {
+  // The right answer of a poll result in words: the options' texts, an order, pairs, or a value.
+  function rightText(question, result) {
+    const correct = result.correct;
+    const detail = result.detail || {};
+    if (detail.expected_text) return `${detail.expected_text} ${detail.unit || ""} (${detail.tolerance} accepted)`.trim();
     const labels = answerLabels(question);
     const name = (id) => labels.get(String(id)) || String(id);
     if (Array.isArray(correct)) {
@@ -62,8 +69,9 @@
     return correct === null || correct === undefined ? "" : name(correct);
   }
 
-  function sentence(rows, answered, members) {
-    const who = members ? `${answered} of ${members} answered` : `${answered} answered`;
+  function sentence(rows, answered, members, right) {
+    let who = members ? `${answered} of ${members} answered` : `${answered} answered`;
+    if (typeof right === "number") who += `, ${right} of them right`;
     if (!rows.length || !answered) return `${who}.`;
     const each = rows.map((r) => `${r.number ? `${r.number} ` : ""}“${short(r.label)}”${r.right ? " (right)" : ""}: ${r.n}`)
       .join("; ");
@@ -76,11 +84,11 @@
   }
 
   // Draw the histogram of `counts` in `chart` and write its sentence in `text`.
-  // options: {answered, members, correct (after Reveal, else undefined)}
+  // options: {answered, members, correct and right (after Reveal, else undefined)}
   function draw(chart, text, question, counts, options) {
     const rows = bars(question, counts, options.correct);
     const answered = options.answered ?? rows.reduce((sum, r) => sum + r.n, 0);
-    text.textContent = sentence(rows, answered, options.members);
+    text.textContent = sentence(rows, answered, options.members, options.right);
     if (!global.Plotly) return;
     const t = CL.chartTheme();
     const shown = rows.slice().reverse(); // Plotly draws the first category at the bottom
