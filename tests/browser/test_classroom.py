@@ -272,3 +272,25 @@ def test_a_room_that_does_not_exist_says_so(server, open_page):
     page.wait_for_selector('[data-role="ended"]', state="visible")
     assert page.locator('[data-role="ended-title"]').inner_text() == "No class here"
     assert "ACDEFG" in page.locator('[data-role="ended-text"]').inner_text()
+
+
+def test_play_pause_and_speed_are_mirrored(server, open_page):
+    teacher = open_page()
+    code = start_class(teacher, server)
+    student = open_page()
+    join_as_student(student, f"{server.url}/class/{code}", "")
+    counter_is(student, counter(teacher))
+    teacher.select_option('.player [data-role="speed"]', "0.5")  # 2 s a step: time to pause
+    student.wait_for_function(
+        "() => Number(document.querySelector('.player [data-role=speed]').value) === 0.5"
+    )
+    play = '.player [data-role="play"]'
+    teacher.click(play)
+    student.wait_for_function(
+        "s => document.querySelector(s).getAttribute('aria-pressed') === 'true'", arg=play
+    )
+    teacher.click(play)  # pause: the student lands on the teacher's step, paused
+    assert teacher.locator(play).get_attribute("aria-pressed") == "false"
+    counter_is(student, counter(teacher))
+    assert student.locator(play).get_attribute("aria-pressed") == "false"
+    assert teacher.console_errors == [] and student.console_errors == []
