@@ -15,7 +15,8 @@ slot the moment it arrives; no algorithm here needs a local rotation.
 
 from __future__ import annotations
 
-from .allreduce_ring import ring_topology
+from .all_to_all import bruck_distances
+from .allreduce_ring import around_the_ring, ring_topology
 from .hypercube import Fold, fold_in, fold_out
 from .machine import Machine
 from .registry import algorithm
@@ -28,12 +29,8 @@ from .registry import algorithm
 )
 def ring(m: Machine) -> None:
     """Forward to the right neighbour, each step, the block received in the step before."""
-    p = m.ranks
-    m.topology = ring_topology(p)
-    for s in range(p - 1):
-        with m.step("allgather"):
-            for r in range(p):
-                m.send(r, (r + 1) % p, (r - s) % p)
+    m.topology = ring_topology(m.ranks)
+    around_the_ring(m, "allgather", 0)
 
 
 @algorithm(
@@ -65,22 +62,13 @@ def recursive_doubling(m: Machine) -> None:
 def bruck(m: Machine) -> None:
     """Concatenate blocks r, r+1, ... by sending them to rank r - 2^k in step k."""
     p = m.ranks
-    distances = _powers_of_two_below(p)
+    distances = bruck_distances(p)
     m.topology = {"kind": "circulant", "distances": distances}
     for d in distances:
         count = min(d, p - d)  # the last step of a non-power of two only needs the rest
         with m.step(f"distance {d}"):
             for r in range(p):
                 m.send_chunks(r, (r - d) % p, [(r + i) % p for i in range(count)])
-
-
-def _powers_of_two_below(ranks: int) -> list[int]:
-    """List 1, 2, 4, ... below `ranks`: Bruck's distances, ceil(lg p) of them."""
-    out, d = [], 1
-    while d < ranks:
-        out.append(d)
-        d *= 2
-    return out
 
 
 @algorithm(

@@ -9,6 +9,7 @@ broadcasts with Ring, i.e. a chain from the root, cut into segments).
 
 from __future__ import annotations
 
+from .allreduce_ring import around_the_ring
 from .machine import Machine
 from .registry import algorithm
 from .trees import binomial_parents, binomial_rounds, binomial_subtree, relative_rank
@@ -33,8 +34,9 @@ def pipeline_along(m: Machine, order: list[int], op: str, verb: str) -> None:
 
     Hop h carries chunk s in step s + h, so with k chunks and p ranks the last chunk arrives
     after (p-1) + (k-1) steps; each rank forwards a chunk the step after it arrived, so every
-    rank sends one chunk and receives one per step (single-port).
+    rank sends one chunk and receives one per step (single-port). The lab draws the chain.
     """
+    m.topology = {"kind": "chain", "order": order}
     hops, segments = len(order) - 1, len(m.chunks)
     for step in range(hops + segments - 1 if hops else 0):
         with m.step(f"{verb} along the chain (pipeline {_pipeline_stage(step, hops, segments)})"):
@@ -66,9 +68,7 @@ def binomial_tree(m: Machine) -> None:
     parts=lambda ranks, elements: ranks,
 )
 def pipelined_ring(m: Machine) -> None:
-    order = chain_from(m.root, m.ranks)
-    m.topology = {"kind": "chain", "order": order}
-    pipeline_along(m, order, "copy", "broadcast")
+    pipeline_along(m, chain_from(m.root, m.ranks), "copy", "broadcast")
 
 
 @algorithm(
@@ -91,10 +91,7 @@ def scatter_allgather(m: Machine) -> None:
             for parent, child in edges:
                 pieces = [relative_rank(q, root, p) for q in binomial_subtree(child, root, p)]
                 m.send_chunks(parent, child, pieces)
-    for s in range(p - 1):
-        with m.step("allgather around the ring"):
-            for r in range(p):
-                m.send(r, (r + 1) % p, relative_rank(r - s, root, p))
+    around_the_ring(m, "allgather around the ring", -root)  # rank r holds piece r - root
 
 
 @algorithm(
@@ -108,7 +105,4 @@ def scatter_allgather(m: Machine) -> None:
 )
 def direct(m: Machine) -> None:
     m.topology = {"kind": "complete"}
-    with m.step("root sends to everyone"):
-        for r in range(m.ranks):
-            if r != m.root:
-                m.send(m.root, r, 0)
+    m.root_step("root sends to everyone", lambda r: 0, to_root=False)

@@ -51,12 +51,8 @@ def gather_binomial(m: Machine) -> None:
     ports_note="the root hears all p-1 peers in the one step (distinct blocks, no conflict)",
 )
 def gather_direct(m: Machine) -> None:
-    p, root = m.ranks, m.root
     m.topology = {"kind": "complete"}
-    with m.step("all to the root"):
-        for r in range(p):
-            if r != root:
-                m.send(r, root, r)
+    m.root_step("all to the root", lambda r: r, to_root=True)
 
 
 @algorithm(
@@ -82,9 +78,5 @@ def scatter_binomial(m: Machine) -> None:
     ports_note="all-port: the root sends to all p-1 peers in the one step",
 )
 def scatter_direct(m: Machine) -> None:
-    p, root = m.ranks, m.root
     m.topology = {"kind": "complete"}
-    with m.step("root to all"):
-        for r in range(p):
-            if r != root:
-                m.send(root, r, r)
+    m.root_step("root to all", lambda r: r, to_root=False)

@@ -16,9 +16,14 @@ from collections.abc import Callable, Iterable
 from .machine import Machine
 
 
+def floor_log2(ranks: int) -> int:
+    """Return floor(log2 ranks) for ranks >= 1: the hypercube's dimensions (0 for one rank)."""
+    return max(ranks, 1).bit_length() - 1
+
+
 def largest_power_of_two(ranks: int) -> int:
     """Return the largest power of two that is <= `ranks` (1 for a single rank)."""
-    return 1 << (max(ranks, 1).bit_length() - 1)
+    return 1 << floor_log2(ranks)
 
 
 class Fold:
@@ -28,7 +33,7 @@ class Fold:
         self.ranks = ranks
         self.pof2 = largest_power_of_two(ranks)
         self.rem = ranks - self.pof2
-        self.dimensions = self.pof2.bit_length() - 1  # lg pof2
+        self.dimensions = floor_log2(ranks)
 
     @property
     def extras(self) -> list[int]:

@@ -106,6 +106,16 @@ class Machine:
                     if src != dst:
                         self.send(src, dst, chunk_of(src, dst), op)
 
+    def root_step(
+        self, phase: str, chunk_of: Callable[[int], int], op: str = "copy", *, to_root: bool
+    ) -> None:
+        """Run one all-port step between the root and every other rank r: `chunk_of(r)` goes
+        from r to the root (`to_root`) or from the root to r."""
+        with self.step(phase):
+            for r in range(self.ranks):
+                if r != self.root:
+                    self.send(*((r, self.root) if to_root else (self.root, r)), chunk_of(r), op)
+
     def holders(self, rank: int, chunk: int) -> int:
         """Return the bitmask of contributions rank `rank` holds for `chunk`."""
         return self._held[rank].get(chunk, 0)

@@ -41,9 +41,7 @@ def binomial_tree(m: Machine) -> None:
     parts=lambda ranks, elements: ranks,
 )
 def ring(m: Machine) -> None:
-    order = chain_to(m.root, m.ranks)
-    m.topology = {"kind": "chain", "order": order}
-    pipeline_along(m, order, "reduce", "reduce")
+    pipeline_along(m, chain_to(m.root, m.ranks), "reduce", "reduce")
 
 
 @algorithm(
@@ -56,7 +54,4 @@ def ring(m: Machine) -> None:
 )
 def direct(m: Machine) -> None:
     m.topology = {"kind": "complete"}
-    with m.step("everyone sends to the root"):
-        for r in range(m.ranks):
-            if r != m.root:
-                m.send(r, m.root, 0, "reduce")
+    m.root_step("everyone sends to the root", lambda r: 0, "reduce", to_root=True)

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .allreduce_ring import ring_topology
+from .allreduce_ring import around_the_ring, ring_topology
 from .hypercube import Fold, fold_in, fold_out
 from .machine import Machine
 from .registry import algorithm
@@ -25,13 +25,9 @@ from .registry import algorithm
 )
 def ring(m: Machine) -> None:
     """Pass partial sums to the right so that block i picks up its last input at rank i."""
-    p = m.ranks
-    m.topology = ring_topology(p)
-    for s in range(p - 1):
-        with m.step("reduce-scatter"):
-            for r in range(p):
-                # Block c starts at rank c + 1 and moves one hop per step: hop p-1 ends at rank c.
-                m.send(r, (r + 1) % p, (r - 1 - s) % p, "reduce")
+    m.topology = ring_topology(m.ranks)
+    # Block c starts at rank c + 1 and moves one hop per step: hop p-1 ends at rank c.
+    around_the_ring(m, "reduce-scatter", -1, "reduce")
 
 
 @algorithm(

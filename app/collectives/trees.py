@@ -17,6 +17,11 @@ Sources:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
 from .machine import Machine
 from .registry import algorithm
 
@@ -70,11 +75,22 @@ def binomial_children(rank: int, root: int, ranks: int) -> list[int]:
     return children
 
 
+def binomial_subtree_size(rank: int, root: int, ranks: int) -> int:
+    """Return how many ranks `rank`'s subtree holds: what gather forwards, scatter passes on.
+
+    Relative ranks rel .. rel + lowbit(rel) - 1, cut at the last rank; the root's is everyone.
+    Written out in one line: the cost model asks it for each of up to 65,536 ranks.
+    """
+    rel = (rank - root) % ranks
+    return min(rel & -rel, ranks - rel) if rel else ranks
+
+
 def binomial_subtree(rank: int, root: int, ranks: int) -> list[int]:
     """List the ranks in `rank`'s subtree, itself first, in relative order (what gather holds)."""
     rel = relative_rank(rank, root, ranks)
-    stop = min(rel + _subtree_span(rel, ranks), ranks)
-    return [absolute_rank(q, root, ranks) for q in range(rel, stop)]
+    return [
+        absolute_rank(rel + q, root, ranks) for q in range(binomial_subtree_size(rank, root, ranks))
+    ]
 
 
 def binomial_parents(ranks: int, root: int = 0) -> list[int]:
@@ -109,60 +125,45 @@ def heap_parents(ranks: int) -> list[int]:
 # -- NCCL's double binary tree ---------------------------------------------------------------
 
 
-def nccl_btree(ranks: int, rank: int) -> tuple[int, list[int]]:
-    """Return (parent, children) of `rank` in NCCL's in-order binary tree (ncclGetBtree)."""
-    bit = 1
-    while bit < ranks and not bit & rank:
-        bit <<= 1
-    if rank == 0:
-        # The root has a single child: the largest power of two below `ranks`.
-        return NO_PARENT, [bit >> 1] if ranks > 1 else []
-    parent = (rank ^ bit) | (bit << 1)
-    if parent >= ranks:
-        parent = rank ^ bit
-    low = bit >> 1
-    if not low:
-        return parent, []
-    # The right child is rank + low, or rank + low/2, ... when that is past the last rank.
-    right = rank + low
-    while low and right >= ranks:
-        low >>= 1
-        right = rank + low if low else NO_PARENT
-    children = [rank - (bit >> 1)] + ([right] if right != NO_PARENT else [])
-    return parent, children
+def _nccl_btree_parents(ranks: int) -> np.ndarray:
+    """Return every rank's parent in NCCL's in-order binary tree rooted at 0 (ncclGetBtree).
+
+    Rank r's parent: clear its lowest set bit and set the next one up, or only clear it when
+    that is past the last rank; rank 0 is the root.
+    """
+    rank = np.arange(ranks, dtype=np.int64)
+    bit = rank & -rank  # the lowest set bit: below `ranks` for every rank but 0
+    up = (rank ^ bit) | (bit << 1)
+    up = np.where(up >= ranks, rank ^ bit, up)
+    up[0] = NO_PARENT
+    return up
 
 
-def nccl_btree_parents(ranks: int) -> list[int]:
-    """Return the parent list of NCCL's in-order binary tree rooted at rank 0."""
-    return [nccl_btree(ranks, r)[0] for r in range(ranks)]
-
-
-def double_binary_tree_parents(ranks: int) -> tuple[list[int], list[int]]:
+@lru_cache(maxsize=4)  # the cost model caches the terms built from these; 4.7 MB at 65,536
+def double_binary_tree_parents(ranks: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Return the parent lists of NCCL's two trees (ncclGetDtree).
 
     Tree 1 is tree 0 mirrored (rank r plays p-1-r) when p is even, so its root is p-1; when p is
     odd it is tree 0 shifted by one rank (rank r plays r-1), so its root is 1. Either way the
     ranks that are interior (non-root with children) in one tree are leaves in the other.
+    Computed for all ranks at once: the cost model asks at up to 65,536 ranks, where rank by
+    rank took a second.
     """
-    tree0 = nccl_btree_parents(ranks)
-    if ranks % 2 == 0:
-        mirror = [ranks - 1 - r for r in range(ranks)]
-        tree1 = [NO_PARENT] * ranks
-        for r in range(ranks):
-            up = tree0[mirror[r]]
-            tree1[r] = NO_PARENT if up == NO_PARENT else mirror[up]
+    tree0 = _nccl_btree_parents(ranks)
+    rank = np.arange(ranks)
+    if ranks % 2:
+        up = tree0[(rank - 1) % ranks]
+        tree1 = np.where(up == NO_PARENT, NO_PARENT, (up + 1) % ranks)
     else:
-        tree1 = [NO_PARENT] * ranks
-        for r in range(ranks):
-            up = tree0[(r - 1) % ranks]
-            tree1[r] = NO_PARENT if up == NO_PARENT else (up + 1) % ranks
-    return tree0, tree1
+        up = tree0[ranks - 1 - rank]
+        tree1 = np.where(up == NO_PARENT, NO_PARENT, ranks - 1 - up)
+    return tuple(tree0.tolist()), tuple(tree1.tolist())
 
 
 # -- reading a parent list -------------------------------------------------------------------
 
 
-def children_lists(parents: list[int]) -> list[list[int]]:
+def children_lists(parents: Sequence[int]) -> list[list[int]]:
     """Return each rank's children, in rank order, from a parent list."""
     children: list[list[int]] = [[] for _ in parents]
     for rank, parent in enumerate(parents):
@@ -171,24 +172,27 @@ def children_lists(parents: list[int]) -> list[list[int]]:
     return children
 
 
-def depths(parents: list[int]) -> list[int]:
-    """Return each rank's distance from the root (0 at the root)."""
-    out = []
-    for rank in range(len(parents)):
-        depth = 0
-        while parents[rank] != NO_PARENT:
-            rank = parents[rank]
-            depth += 1
-        out.append(depth)
-    return out
+def depths(parents: Sequence[int]) -> list[int]:
+    """Return each rank's distance from the root (0 at the root).
+
+    Each pass moves every rank one step towards the root, as many passes as the tree is deep:
+    the cost model reads trees of 65,536 ranks, where walking up rank by rank took seconds.
+    """
+    parent = np.asarray(parents, dtype=np.int64)
+    depth = np.zeros(len(parent), dtype=np.int64)
+    node = parent.copy()
+    while (live := node != NO_PARENT).any():
+        depth += live
+        node = np.where(live, parent[np.maximum(node, 0)], NO_PARENT)
+    return depth.tolist()
 
 
-def tree_depth(parents: list[int]) -> int:
+def tree_depth(parents: Sequence[int]) -> int:
     """Return the depth of the tree: the longest root-to-leaf path, in edges."""
     return max(depths(parents), default=0)
 
 
-def levels_up(parents: list[int]) -> list[list[tuple[int, int]]]:
+def levels_up(parents: Sequence[int]) -> list[list[tuple[int, int]]]:
     """Group the (child, parent) edges by the child's depth, deepest first: one step each.
 
     A rank's children all sit one level below it, so by the time a rank's level moves, everything
@@ -209,7 +213,7 @@ def levels_up(parents: list[int]) -> list[list[tuple[int, int]]]:
 Schedule = list[tuple[str, list[tuple[int, int, int, str]]]]  # (action, [(src, dst, chunk, op)])
 
 
-def tree_allreduce_schedule(parents: list[int], chunk: int) -> Schedule:
+def tree_allreduce_schedule(parents: Sequence[int], chunk: int) -> Schedule:
     """Plan a reduce of `chunk` up the tree, then a broadcast of the result back down it."""
     up = levels_up(parents)
     reduce_steps = [("reduce up", [(c, p, chunk, "reduce") for c, p in level]) for level in up]
@@ -266,5 +270,5 @@ def binary_tree(m: Machine) -> None:
 )
 def double_binary_tree(m: Machine) -> None:
     trees = double_binary_tree_parents(m.ranks)
-    m.topology = {"kind": "trees", "parents": list(trees)}
+    m.topology = {"kind": "trees", "parents": [list(tree) for tree in trees]}
     run_concurrently(m, [tree_allreduce_schedule(t, chunk) for chunk, t in enumerate(trees)])

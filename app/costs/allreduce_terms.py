@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.collectives.hypercube import largest_power_of_two
-from app.collectives.trees import heap_parents
+from app.collectives.hypercube import floor_log2, largest_power_of_two
+from app.collectives.trees import depths as tree_depths
+from app.collectives.trees import double_binary_tree_parents, heap_parents
 
-from .shapes import lg, nccl_dtree_parents
-from .terms import INTER, INTRA, Phase, Terms, one_phase, register, uniform
+from .terms import INTER, INTRA, Phase, Terms, all_port_step, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
 
@@ -54,7 +54,7 @@ def ring(p: int, **_: object) -> Terms:
 @register("allreduce", "recursive_doubling")
 def recursive_doubling(p: int, **_: object) -> Terms:
     """Butterfly: lg p exchanges of the whole vector."""
-    k = lg(p)
+    k = floor_log2(p)
     if p == largest_power_of_two(p):
         return one_phase(
             "butterfly", k, k, k, uniform(p, float(k)), "lg p·α + lg p·M·β + lg p·M·γ", TRG
@@ -76,7 +76,7 @@ def recursive_doubling(p: int, **_: object) -> Terms:
 def rabenseifner(p: int, **_: object) -> Terms:
     """Recursive-halving reduce-scatter, then recursive-doubling allgather."""
     q = largest_power_of_two(p)
-    k, f = lg(q), (q - 1) / q
+    k, f = floor_log2(q), (q - 1) / q
     core = (
         Phase("reduce-scatter (recursive halving)", INTER, k, f, f),
         Phase("allgather (recursive doubling)", INTER, k, f, 0.0),
@@ -109,7 +109,7 @@ def tree_terms(
     """
     p = len(trees[0])
     parents = [np.asarray(tree, dtype=np.int64) for tree in trees]
-    depths = [_depths(parent) for parent in parents]
+    depths = [np.asarray(tree_depths(tree)) for tree in trees]
     deepest = max(int(depth.max()) for depth in depths)
     gamma = 0.0
     for child_depth in range(deepest, 0, -1):
@@ -128,21 +128,6 @@ def tree_terms(
     return phases, tuple(sends.tolist())
 
 
-def _depths(parent: np.ndarray) -> np.ndarray:
-    """Return every rank's depth (root 0) in the tree given by its parent array (-1 at root).
-
-    Each pass moves every rank one step towards the root: as many passes as the tree is deep.
-    """
-    depth = np.zeros(len(parent), dtype=np.int64)
-    node = parent.copy()
-    live = node >= 0
-    while live.any():
-        depth += live
-        node = np.where(live, parent[np.maximum(node, 0)], -1)
-        live = node >= 0
-    return depth
-
-
 @register("allreduce", "binary_tree")
 def binary_tree(p: int, **_: object) -> Terms:
     """Reduce up a heap-ordered binary tree (root 0), then broadcast down; not pipelined."""
@@ -158,7 +143,7 @@ def binary_tree(p: int, **_: object) -> Terms:
 @register("allreduce", "double_binary_tree")
 def double_binary_tree(p: int, **_: object) -> Terms:
     """NCCL's double binary tree: two trees, M/2 each, run concurrently; not pipelined."""
-    phases, per_rank = tree_terms(nccl_dtree_parents(p), 0.5)
+    phases, per_rank = tree_terms(double_binary_tree_parents(p), 0.5)
     return Terms(
         phases,
         per_rank,
@@ -205,12 +190,11 @@ def reduce_broadcast(p: int, **_: object) -> Terms:
 @register("allreduce", "direct")
 def direct(p: int, **_: object) -> Terms:
     """Every rank sends its whole vector to every other rank at once (all-port)."""
-    return one_phase(
+    return all_port_step(
         "all-to-all exchange",
-        1 if p > 1 else 0,
+        p,
         p - 1,
         p - 1,
         uniform(p, float(p - 1)),
         "α + (p−1)·M·β + (p−1)·M·γ",
-        "REFERENCE § 1 (direct: all-port, one step)",
     )

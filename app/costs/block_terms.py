@@ -2,16 +2,15 @@
 
 M is the total output of allgather, the total input of reduce_scatter, and what each rank
 sends in all_to_all (REFERENCE § 1); a block is M/p. Non-powers of two in recursive
-doubling/halving use MPICH's fold-in/fold-out (see `shapes.fold_weights`).
+doubling/halving use MPICH's fold-in/fold-out (`app.collectives.hypercube.Fold`).
 """
 
 from __future__ import annotations
 
-from app.collectives.hypercube import largest_power_of_two
+from app.collectives.hypercube import floor_log2, largest_power_of_two
 from app.collectives.trees import ceil_log2
 
-from .shapes import lg
-from .terms import INTER, Phase, Terms, one_phase, register, uniform
+from .terms import INTER, Phase, Terms, all_port_step, one_phase, register, uniform
 
 TRG = "REFERENCE § 2 [TRG]"
 
@@ -37,7 +36,7 @@ def _fold_pattern(p: int, core_blocks: list[float], fold_in: float, fold_out: fl
 def _carried(p: int, first: int, size: int) -> int:
     """Return the blocks core ranks first..first+size−1 carry after the fold-in.
 
-    Core rank v < rem carries two ranks' blocks, the rest one (`shapes.fold_weights`).
+    Core rank v < rem carries two ranks' blocks, the rest one (`Fold.stands_for`).
     """
     rem = p - largest_power_of_two(p)
     return size + max(0, min(first + size, rem) - first)
@@ -56,17 +55,17 @@ def allgather_recursive_doubling(p: int, **_: object) -> Terms:
     q, f = largest_power_of_two(p), (p - 1) / p
     if p == q:
         return one_phase(
-            "recursive doubling", lg(p), f, 0.0, uniform(p, f), "lg p·α + (p−1)/p·M·β", TRG
+            "recursive doubling", floor_log2(p), f, 0.0, uniform(p, f), "lg p·α + (p−1)/p·M·β", TRG
         )
     sent = [0.0] * q
     beta = 0.0
-    for j in range(lg(q)):
+    for j in range(floor_log2(q)):
         held = [_carried(p, (v >> j) << j, 1 << j) for v in range(q)]
         sent = [s + h for s, h in zip(sent, held, strict=True)]
         beta += max(held) / p
     phases = (
         Phase("fold-in", INTER, 1, 1 / p, 0.0),
-        Phase("recursive doubling", INTER, lg(q), beta, 0.0),
+        Phase("recursive doubling", INTER, floor_log2(q), beta, 0.0),
         Phase("fold-out", INTER, 1, f, 0.0),
     )
     return Terms(
@@ -88,15 +87,7 @@ def allgather_bruck(p: int, **_: object) -> Terms:
 def direct_exchange(p: int, **_: object) -> Terms:
     """Every rank sends each of its p−1 outgoing blocks at once (allgather, all-to-all)."""
     f = (p - 1) / p
-    return one_phase(
-        "all-to-all exchange",
-        1 if p > 1 else 0,
-        f,
-        0.0,
-        uniform(p, f),
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("all-to-all exchange", p, f, 0.0, uniform(p, f), "α + (p−1)/p·M·β")
 
 
 @register("reduce_scatter", "ring")
@@ -112,7 +103,7 @@ def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
     q, f = largest_power_of_two(p), (p - 1) / p
     if p == q:
         return one_phase(
-            "recursive halving", lg(p), f, f, uniform(p, f), "lg p·α + (p−1)/p·M·(β+γ)", TRG
+            "recursive halving", floor_log2(p), f, f, uniform(p, f), "lg p·α + (p−1)/p·M·(β+γ)", TRG
         )
     sent = [0.0] * q
     beta = 0.0
@@ -125,7 +116,7 @@ def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
         mask >>= 1
     phases = (
         Phase("fold-in", INTER, 1, 1.0, 1.0),
-        Phase("recursive halving", INTER, lg(q), beta, beta),
+        Phase("recursive halving", INTER, floor_log2(q), beta, beta),
         Phase("fold-out", INTER, 1, 1 / p, 0.0),
     )
     return Terms(
@@ -140,15 +131,7 @@ def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
 def reduce_scatter_direct(p: int, **_: object) -> Terms:
     """Every rank sends block j to rank j at once; each reduces p−1 incoming blocks."""
     f = (p - 1) / p
-    return one_phase(
-        "all-to-all exchange",
-        1 if p > 1 else 0,
-        f,
-        f,
-        uniform(p, f),
-        "α + (p−1)/p·M·(β+γ)",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("all-to-all exchange", p, f, f, uniform(p, f), "α + (p−1)/p·M·(β+γ)")
 
 
 @register("all_to_all", "pairwise")

@@ -9,8 +9,17 @@ from collections.abc import Iterable
 from .errors import CostError
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+def _finite(name: str, value: object, allowed: str) -> float:
+    """Return `value` as a float if it is a finite real number (not a bool), else raise: the
+    check every numeric input starts with, before its own range check."""
+    if value is None:
+        raise CostError(f"{name} is required: {allowed}")
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise CostError(f"{name} must be {allowed}, got {value!r}")
+    as_float = float(value)
+    if math.isnan(as_float) or math.isinf(as_float):
+        raise CostError(f"{name} must be {allowed}, got {as_float}")
+    return as_float
 
 
 def number(
@@ -24,13 +33,7 @@ def number(
     """Return `value` as a float after checking it is finite and in range, naming `name`."""
     bracket = "[" if low_inclusive else "("
     allowed = f"a number in {bracket}{low:g}, {high:g}]"
-    if value is None:
-        raise CostError(f"{name} is required: {allowed}")
-    if not _is_number(value):
-        raise CostError(f"{name} must be {allowed}, got {value!r}")
-    value = float(value)
-    if math.isnan(value) or math.isinf(value):
-        raise CostError(f"{name} must be {allowed}, got {value}")
+    value = _finite(name, value, allowed)
     if value < low or value > high or (value == low and not low_inclusive):
         raise CostError(f"{name} must be {allowed}, got {value:g}")
     return value
@@ -39,12 +42,8 @@ def number(
 def integer(name: str, value: object, *, low: int, high: int) -> int:
     """Return `value` as an int after checking it is a whole number in [low, high]."""
     allowed = f"an integer in {low}..{high}"
-    if value is None:
-        raise CostError(f"{name} is required: {allowed}")
-    if not _is_number(value):
-        raise CostError(f"{name} must be {allowed}, got {value!r}")
-    as_float = float(value)
-    if math.isnan(as_float) or math.isinf(as_float) or as_float != int(as_float):
+    as_float = _finite(name, value, allowed)
+    if as_float != int(as_float):
         raise CostError(f"{name} must be {allowed}, got {value!r}")
     result = int(as_float)
     if result < low or result > high:

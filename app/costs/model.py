@@ -184,16 +184,6 @@ def _links(
     )
 
 
-def line(terms: Terms, links: _Links) -> tuple[float, float]:
-    """Return (intercept_s, slope_s_per_byte): the time is linear in M."""
-    intercept = sum(ph.steps * links.alpha_s[ph.link] for ph in terms.phases)
-    slope = sum(
-        ph.beta_units * links.beta_s_per_byte[ph.link] + ph.gamma_units * links.gamma_s_per_byte
-        for ph in terms.phases
-    )
-    return intercept, slope
-
-
 def _substitute(terms: Terms, m: float, links: _Links, parts: tuple[float, float, float]) -> str:
     """Write the time with every number in place, link by link, then the three terms."""
     used = [ph for ph in terms.phases if ph.steps]
@@ -364,11 +354,15 @@ def cost_line(
     intra_bandwidth_gbs: float | None = None,
     segments: int | None = None,
 ) -> tuple[float, float]:
-    """Return (intercept_s, slope_s_per_byte) so that time = intercept + slope·M, for sweeps."""
+    """Return (intercept_s, slope_s_per_byte) so that time = intercept + slope·M, for sweeps.
+
+    The phases priced for one byte: the latency is the intercept, the rest the slope.
+    """
     terms = terms_for(
         collective, algorithm, ranks=ranks, ranks_per_node=ranks_per_node, segments=segments
     )
     links = _links(
         latency_us, bandwidth_gbs, gamma_s_per_byte, intra_latency_us, intra_bandwidth_gbs
     )
-    return line(terms, links)
+    phases = _phase_costs(terms, 1.0, links)
+    return sum(ph.latency_s for ph in phases), sum(ph.bandwidth_s + ph.compute_s for ph in phases)

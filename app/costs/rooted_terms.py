@@ -9,10 +9,9 @@ the total input for scatter (REFERENCE § 1).
 
 from __future__ import annotations
 
-from app.collectives.trees import ceil_log2
+from app.collectives.trees import binomial_children, binomial_subtree_size, ceil_log2
 
-from .shapes import binomial_children, binomial_subtree
-from .terms import INTER, Phase, Terms, one_phase, register
+from .terms import INTER, Phase, Terms, all_port_step, one_phase, register
 
 TRG = "REFERENCE § 2 [TRG]"
 SEGMENTS = "segments the message is cut into (default p)"
@@ -62,14 +61,8 @@ def reduce_ring(p: int, *, segments: int | None = None, **_: object) -> Terms:
 @register("reduce", "direct")
 def reduce_direct(p: int, **_: object) -> Terms:
     """Every non-root sends M to root 0 at once; the root's port receives (p−1)·M."""
-    return one_phase(
-        "everyone to the root",
-        1 if p > 1 else 0,
-        p - 1,
-        p - 1,
-        _non_root(p, 1.0),
-        "α + (p−1)·M·β + (p−1)·M·γ",
-        "REFERENCE § 1 (direct: all-port, one step)",
+    return all_port_step(
+        "everyone to the root", p, p - 1, p - 1, _non_root(p, 1.0), "α + (p−1)·M·β + (p−1)·M·γ"
     )
 
 
@@ -77,7 +70,7 @@ def reduce_direct(p: int, **_: object) -> Terms:
 def broadcast_binomial(p: int, **_: object) -> Terms:
     """Broadcast down a binomial tree from root 0: the root sends ⌈lg p⌉ times."""
     k = ceil_log2(p)
-    per_rank = tuple(float(binomial_children(p, r)) for r in range(p))
+    per_rank = tuple(float(len(binomial_children(r, 0, p))) for r in range(p))
     return one_phase("broadcast down the tree", k, k, 0.0, per_rank, "⌈lg p⌉·(α + M·β)", TRG)
 
 
@@ -100,7 +93,7 @@ def broadcast_pipelined_ring(p: int, *, segments: int | None = None, **_: object
 def broadcast_scatter_allgather(p: int, **_: object) -> Terms:
     """Van de Geijn: binomial scatter of p blocks of M/p, then a ring allgather."""
     f = (p - 1) / p
-    per_rank = tuple((binomial_subtree(p, r) - 1) / p + f for r in range(p))
+    per_rank = tuple((binomial_subtree_size(r, 0, p) - 1) / p + f for r in range(p))
     phases = (
         Phase("binomial scatter", INTER, ceil_log2(p), f, 0.0),
         Phase("ring allgather", INTER, p - 1, f, 0.0),
@@ -117,21 +110,13 @@ def broadcast_scatter_allgather(p: int, **_: object) -> Terms:
 def broadcast_direct(p: int, **_: object) -> Terms:
     """Root 0 sends M to every rank at once; its port carries (p−1)·M."""
     per_rank = tuple(float(p - 1) if r == 0 else 0.0 for r in range(p))
-    return one_phase(
-        "root to everyone",
-        1 if p > 1 else 0,
-        p - 1,
-        0.0,
-        per_rank,
-        "α + (p−1)·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("root to everyone", p, p - 1, 0.0, per_rank, "α + (p−1)·M·β")
 
 
 @register("gather", "binomial_tree")
 def gather_binomial(p: int, **_: object) -> Terms:
     """Gather up a binomial tree: each rank forwards its subtree's blocks of M/p."""
-    per_rank = tuple(0.0 if r == 0 else binomial_subtree(p, r) / p for r in range(p))
+    per_rank = tuple(0.0 if r == 0 else binomial_subtree_size(r, 0, p) / p for r in range(p))
     return one_phase(
         "gather up the tree",
         ceil_log2(p),
@@ -146,21 +131,15 @@ def gather_binomial(p: int, **_: object) -> Terms:
 @register("gather", "direct")
 def gather_direct(p: int, **_: object) -> Terms:
     """Every rank sends its block of M/p to root 0 at once."""
-    return one_phase(
-        "everyone to the root",
-        1 if p > 1 else 0,
-        (p - 1) / p,
-        0.0,
-        _non_root(p, 1 / p),
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
+    return all_port_step(
+        "everyone to the root", p, (p - 1) / p, 0.0, _non_root(p, 1 / p), "α + (p−1)/p·M·β"
     )
 
 
 @register("scatter", "binomial_tree")
 def scatter_binomial(p: int, **_: object) -> Terms:
     """Scatter down a binomial tree: each rank passes on its subtree's blocks but its own."""
-    per_rank = tuple((binomial_subtree(p, r) - 1) / p for r in range(p))
+    per_rank = tuple((binomial_subtree_size(r, 0, p) - 1) / p for r in range(p))
     return one_phase(
         "scatter down the tree",
         ceil_log2(p),
@@ -176,15 +155,7 @@ def scatter_binomial(p: int, **_: object) -> Terms:
 def scatter_direct(p: int, **_: object) -> Terms:
     """Root 0 sends each rank its block at once; its port carries (p−1)/p·M."""
     per_rank = tuple((p - 1) / p if r == 0 else 0.0 for r in range(p))
-    return one_phase(
-        "root to everyone",
-        1 if p > 1 else 0,
-        (p - 1) / p,
-        0.0,
-        per_rank,
-        "α + (p−1)/p·M·β",
-        "REFERENCE § 1 (direct: all-port, one step)",
-    )
+    return all_port_step("root to everyone", p, (p - 1) / p, 0.0, per_rank, "α + (p−1)/p·M·β")
 
 
 @register("sendrecv", "pipeline", segments="micro-batches (default p)")

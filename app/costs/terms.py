@@ -21,6 +21,7 @@ from app.collectives import COLLECTIVES as ENGINE_COLLECTIVES
 
 INTER = "inter"  # the main link: the one `latency_us` / `bandwidth_gbs` describe
 INTRA = "intra"  # the intra-node link of hierarchical algorithms
+DIRECT_SOURCE = "REFERENCE § 1 (direct: all-port, one step)"
 
 
 @dataclass(frozen=True)
@@ -96,3 +97,18 @@ def one_phase(
 ) -> Terms:
     """Build the Terms of an algorithm that is one phase on the main link."""
     return Terms((Phase(name, INTER, steps, beta, gamma),), per_rank, formula, source)
+
+
+def all_port_step(
+    name: str, p: int, beta: float, gamma: float, per_rank: tuple[float, ...], formula: str
+) -> Terms:
+    """Build the Terms of a `direct` algorithm: one all-port step, none when p is 1."""
+    return one_phase(
+        name,
+        1 if p > 1 else 0,
+        beta,
+        gamma,
+        per_rank,
+        formula,
+        "REFERENCE § 1 (direct: all-port, one step)",
+    )

@@ -23,7 +23,6 @@ from app.collectives.trees import (
     double_binary_tree_parents,
     heap_parents,
     levels_up,
-    nccl_btree,
 )
 
 RANKS = [*range(1, 18), 32, 64]
@@ -163,14 +162,54 @@ NCCL_13_TREE1 = {1: [9], 9: [5, 0], 5: [3, 7], 0: [11], 3: [2, 4], 7: [6, 8], 11
 
 
 def test_double_binary_tree_matches_nccls_drawings():
-    assert double_binary_tree_parents(14)[0] == parents_from(NCCL_14_TREE0, 14)
-    assert double_binary_tree_parents(12)[1] == parents_from(NCCL_12_TREE1, 12)
-    assert double_binary_tree_parents(13) == (
+    assert list(double_binary_tree_parents(14)[0]) == parents_from(NCCL_14_TREE0, 14)
+    assert list(double_binary_tree_parents(12)[1]) == parents_from(NCCL_12_TREE1, 12)
+    assert [list(t) for t in double_binary_tree_parents(13)] == [
         parents_from(NCCL_13_TREE0, 13),
         parents_from(NCCL_13_TREE1, 13),
-    )
-    assert nccl_btree(14, 12) == (8, [10, 13])
-    assert nccl_btree(14, 0) == (NO_PARENT, [8])
+    ]
+    assert children_lists(double_binary_tree_parents(14)[0])[12] == [10, 13]
+
+
+def nccl_get_btree(nranks: int, rank: int) -> tuple[int, set[int]]:
+    """(parent, children) of `rank`, rank by rank as ncclGetBtree in NCCL's trees.cc says."""
+    bit = 1
+    while bit < nranks and not bit & rank:  # the lowest set bit; for rank 0, >= nranks
+        bit <<= 1
+    if rank == 0:
+        return NO_PARENT, {bit >> 1} if nranks > 1 else set()
+    up = (rank ^ bit) | (bit << 1)
+    if up >= nranks:
+        up = rank ^ bit
+    low = bit >> 1
+    if low == 0:
+        return up, set()
+    down1 = rank + low  # halve the step until the second child is a rank
+    while down1 >= nranks:
+        low >>= 1
+        down1 = rank + low if low else NO_PARENT
+    return up, {rank - (bit >> 1)} | ({down1} - {NO_PARENT})
+
+
+def nccl_get_dtree(nranks: int, rank: int) -> list[tuple[int, set[int]]]:
+    """Both trees' (parent, children) of `rank` as ncclGetDtree says: tree 1 is tree 0 shifted
+    by one rank when nranks is odd, mirrored when it is even."""
+
+    def back(r: int) -> int:  # the rank that plays tree 0's rank r in tree 1
+        return (r + 1) % nranks if nranks % 2 else nranks - 1 - r
+
+    up, down = nccl_get_btree(nranks, (rank - 1) % nranks if nranks % 2 else nranks - 1 - rank)
+    second = (NO_PARENT if up == NO_PARENT else back(up), {back(d) for d in down})
+    return [nccl_get_btree(nranks, rank), second]
+
+
+@pytest.mark.parametrize("ranks", range(1, 70))
+def test_double_binary_tree_follows_nccls_rule_rank_by_rank(ranks):
+    trees = double_binary_tree_parents(ranks)
+    kids = [children_lists(tree) for tree in trees]
+    for rank in range(ranks):
+        got = [(trees[t][rank], set(kids[t][rank])) for t in (0, 1)]
+        assert got == nccl_get_dtree(ranks, rank)
 
 
 @pytest.mark.parametrize("ranks", [*RANKS, 256])

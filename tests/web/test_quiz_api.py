@@ -429,3 +429,23 @@ def test_a_question_older_than_its_token_lifetime_is_stale(client):
     r = post(client, signed_body(old, 1.0))
     assert r.status_code == 400 and r.get_json()["stale"] is True
     assert r.get_json()["error"].startswith("token: ")
+
+
+def test_a_bank_that_does_not_load_is_a_503_naming_its_problems(tmp_path):
+    import shutil
+
+    from app import create_app
+    from tests.conftest import TEST_CONFIG
+
+    lessons = tmp_path / "lessons"
+    shutil.copytree("lessons", lessons)
+    broken = sorted((lessons / "quizzes").glob("*.yaml"))[0]
+    broken.write_text(broken.read_text() + "\n- id: [not, a, question\n")
+    client = create_app({**TEST_CONFIG, "LESSONS_DIR": str(lessons)}).test_client()
+    for url in ("/api/quiz/topics", "/api/quiz/questions?count=3"):
+        response = client.get(url)
+        assert response.status_code == 503
+        body = response.get_json()
+        assert body["error"] == "the question bank does not load"
+        assert any(broken.name in problem for problem in body["problems"])
+    assert client.get("/quiz").status_code == 503

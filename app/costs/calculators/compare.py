@@ -3,6 +3,7 @@ fastest per size from 1 B to 16 GiB, and the exact sizes where the fastest one c
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from .. import units
@@ -10,7 +11,16 @@ from ..model import MAX_MESSAGE_BYTES, Cost
 from ..nccl_tests import MAX_RANKS
 from ..ranking import Segment, fastest_segments, lines, rank_algorithms
 from ..terms import COLLECTIVES
-from .fields import BOOL, CHOICE, FLOAT, INT, Field, intra_link_fields, link_fields
+from .fields import (
+    BOOL,
+    CHOICE,
+    FLOAT,
+    GPUS_PER_NODE,
+    INT,
+    Field,
+    intra_link_fields,
+    link_fields,
+)
 from .registry import calculator
 from .result import BANDWIDTH, COUNT, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -39,13 +49,9 @@ MESSAGE = Field(
     scale="log2",
     help="M as nccl-tests counts it: allgather the total output, reduce_scatter the total input.",
 )
-RANKS_PER_NODE = Field(
-    "ranks_per_node",
-    "GPUs per node",
-    INT,
-    8,
-    low=1,
-    high=1024,
+RANKS_PER_NODE = replace(
+    GPUS_PER_NODE,
+    name="ranks_per_node",
     help="g, for the hierarchical allreduce (must divide the ranks).",
 )
 GAMMA = Field(

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from .. import units
 from ..model import Cost, cost
 from ..nccl_tests import MAX_RANKS
-from .fields import FLOAT, INT, Field, link_fields, within_one_message
+from .fields import FLOAT, INT, Field, link_fields, link_inputs, within_one_message
 from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
@@ -197,7 +197,7 @@ def _schemes(values: dict) -> list[Scheme]:
     n_elems, p = values["params"], values["ranks"]
     m, n, r = values["rows"], values["cols"], values["powersgd_rank"]
     pair_bytes = values["value_bytes"] + values["index_bytes"]
-    link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+    link = link_inputs(values)
 
     def allreduce(size: float) -> Cost:
         return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .. import units
 from ..model import Cost, algorithms, cost
 from ..nccl_tests import MAX_RANKS
-from .fields import CHOICE, FLOAT, INT, Field, link_fields, within_one_message
+from .fields import CHOICE, FLOAT, INT, Field, link_fields, link_inputs, within_one_message
 from .registry import calculator
 from .result import BYTES, COUNT, PERCENT, TIME, Output, Result, stacked_chart, table
 
@@ -252,7 +252,7 @@ def ddp_overlap(**values) -> Result:
 
 def _price_buckets(values: dict, runs: list[Run]) -> dict[float, Cost]:
     """Return one allreduce per distinct bucket size (at most three), by size."""
-    link = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
+    link = link_inputs(values)
     costs = {}
     for run in runs:
         if run.size not in costs:

@@ -5,13 +5,13 @@ the widget (label, unit, range, slider scale, default).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import units
 from ..checks import choice, integer, number
 from ..errors import CostError
 from ..hardware import HARDWARE, INTER_NODE, INTRA_NODE
-from ..model import MAX_BANDWIDTH_GBS, MAX_MESSAGE_BYTES, MIN_BANDWIDTH_GBS
+from ..model import MAX_BANDWIDTH_GBS, MAX_LATENCY_US, MAX_MESSAGE_BYTES, MIN_BANDWIDTH_GBS
 from ..nccl_tests import MAX_RANKS
 
 INT, FLOAT, CHOICE, PRESET, BOOL = "int", "float", "choice", "preset", "bool"
@@ -86,6 +86,10 @@ class Field:
         if self.fills:
             data["fills"] = list(self.fills)
         return data
+
+
+# How many GPUs a node holds, for the calculators that split GPUs into nodes.
+GPUS_PER_NODE = Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024)
 
 
 def validate(fields: tuple[Field, ...], values: dict) -> dict:
@@ -170,7 +174,7 @@ def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[F
             "Latency α per step",
             FLOAT,
             link.latency_us,
-            high=1e6,
+            high=MAX_LATENCY_US,
             unit="us",
             help="Seconds per message, in µs (NCCL model constants by default).",
         ),
@@ -188,33 +192,30 @@ def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[F
 
 
 def intra_link_fields(default: str = "nvswitch_h100") -> tuple[Field, ...]:
-    """Return the preset select plus latency and bandwidth inputs of the intra-node link."""
-    keys, labels = _presets(INTRA_NODE)
-    link = HARDWARE[default]
+    """Return the intra-node link's preset select, latency and bandwidth: the main link's
+    fields under the intra_ names, offering the intra-node presets."""
+    hardware, latency, bandwidth = link_fields(default, scope=INTRA_NODE)
     return (
-        Field(
-            "intra_hardware",
-            "Intra-node link",
-            PRESET,
-            default,
-            choices=keys,
-            choice_labels=labels,
+        replace(
+            hardware,
+            name="intra_hardware",
+            label="Intra-node link",
             fills=("intra_latency_us", "intra_bandwidth_gbs"),
             help="The link between GPUs of one node.",
         ),
-        Field(
-            "intra_latency_us", "Intra-node latency", FLOAT, link.latency_us, high=1e6, unit="us"
-        ),
-        Field(
-            "intra_bandwidth_gbs",
-            "Intra-node bandwidth",
-            FLOAT,
-            link.bandwidth_gbs,
-            low=MIN_BANDWIDTH_GBS,
-            high=MAX_BANDWIDTH_GBS,
-            unit="gbs",
-        ),
+        replace(latency, name="intra_latency_us", label="Intra-node latency"),
+        replace(bandwidth, name="intra_bandwidth_gbs", label="Intra-node bandwidth"),
     )
+
+
+def link_inputs(values: dict, *, intra: bool = False) -> dict:
+    """Return the main link's latency and bandwidth from a calculator's validated values, or
+    the intra-node link's, under the names `cost` takes."""
+    prefix = "intra_" if intra else ""
+    return {
+        "latency_us": values[prefix + "latency_us"],
+        "bandwidth_gbs": values[prefix + "bandwidth_gbs"],
+    }
 
 
 def inter_link_fields(default: str = "ib_ndr") -> tuple[Field, ...]:

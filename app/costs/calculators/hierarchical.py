@@ -10,23 +10,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 from .. import units
 from ..model import Cost, cost
 from .fields import (
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_rank_limit,
 )
 from .registry import calculator
 from .result import RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
 FIELDS = (
-    Field("gpus_per_node", "GPUs per node g", INT, 8, low=1, high=1024),
+    replace(GPUS_PER_NODE, label="GPUs per node g"),
     Field("nodes", "Nodes N", INT, 8, low=1, high=1 << 14, scale="log2"),
     Field(
         "message_bytes",
@@ -53,11 +56,7 @@ class Variant(NamedTuple):
 def _variants(values: dict) -> list[Variant]:
     """Price the flat ring, (a) via leaders and (b) RS → AR → AG: five collectives."""
     g, n, m = values["gpus_per_node"], values["nodes"], values["message_bytes"]
-    inter = {"latency_us": values["latency_us"], "bandwidth_gbs": values["bandwidth_gbs"]}
-    intra = {
-        "latency_us": values["intra_latency_us"],
-        "bandwidth_gbs": values["intra_bandwidth_gbs"],
-    }
+    inter, intra = link_inputs(values), link_inputs(values, intra=True)
     # On one node the flat ring never leaves it: every hop is on the intra-node link.
     flat_link, flat_where = (intra, "intra") if n == 1 else (inter, "inter")
     flat = cost("allreduce", "ring", ranks=g * n, message_bytes=m, **flat_link)

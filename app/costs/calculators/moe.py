@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from .. import units
 from ..model import Cost, cost
-from .fields import FLOAT, INT, Field, link_fields, within_one_message
+from .fields import FLOAT, INT, Field, link_fields, link_inputs, within_one_message
 from .registry import calculator
 from .result import BYTES, PERCENT, TIME, Output, Result, stacked_chart, table
 
@@ -79,8 +79,7 @@ def moe(**values) -> Result:
         "pairwise",
         ranks=values["ep"],
         message_bytes=buffer.bytes,
-        latency_us=values["latency_us"],
-        bandwidth_gbs=values["bandwidth_gbs"],
+        **link_inputs(values),
     )
     sent = max(one.bytes_per_rank)
     per_layer = 4 * one.time_s

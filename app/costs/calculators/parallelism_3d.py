@@ -18,10 +18,12 @@ from ..errors import CostError
 from ..model import cost
 from .fields import (
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_one_message,
 )
 from .registry import calculator
@@ -38,7 +40,7 @@ FIELDS = (
     Field("tp", "Tensor-parallel size", INT, 8, low=1, high=1024, scale="log2"),
     Field("pp", "Pipeline stages", INT, 4, low=1, high=1024, scale="log2"),
     Field("dp", "Data-parallel size", INT, 4, low=1, high=1 << 16, scale="log2"),
-    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    GPUS_PER_NODE,
     *inter_link_fields(),
     *intra_link_fields(),
 )
@@ -54,15 +56,8 @@ COLUMNS = [
 
 def _link(values: dict, span: int) -> tuple[str, dict]:
     """Return the link class of a group spanning `span` consecutive ranks and its inputs."""
-    if span <= values["gpus_per_node"]:
-        return "intra-node", {
-            "latency_us": values["intra_latency_us"],
-            "bandwidth_gbs": values["intra_bandwidth_gbs"],
-        }
-    return "inter-node", {
-        "latency_us": values["latency_us"],
-        "bandwidth_gbs": values["bandwidth_gbs"],
-    }
+    intra = span <= values["gpus_per_node"]
+    return "intra-node" if intra else "inter-node", link_inputs(values, intra=intra)
 
 
 @calculator(

@@ -21,10 +21,12 @@ from ..nccl_tests import MAX_RANKS
 from .fields import (
     BOOL,
     FLOAT,
+    GPUS_PER_NODE,
     INT,
     Field,
     inter_link_fields,
     intra_link_fields,
+    link_inputs,
     within_one_message,
 )
 from .registry import calculator
@@ -42,7 +44,7 @@ FIELDS = (
         help="2 for FP16/BF16 parameters and gradients, as the ZeRO papers count.",
     ),
     Field("ranks", "Data-parallel GPUs", INT, 64, low=2, high=MAX_RANKS, scale="log2"),
-    Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024),
+    GPUS_PER_NODE,
     Field("stage", "ZeRO stage", INT, 3, low=0, high=3),
     Field("qwz", "qwZ: INT8 weights", BOOL, False),
     Field("hpz", "hpZ: secondary copy in the node", BOOL, False),
@@ -144,14 +146,12 @@ def _costs(values: dict, steps: list[Step]) -> list[Priced]:
     for step in steps:
         algorithm = "pairwise" if step.collective == "all_to_all" else "ring"
         intra = step.link == "intra"
-        prefix = "intra_" if intra else ""
         c = cost(
             step.collective,
             algorithm,
             ranks=values["gpus_per_node"] if intra else values["ranks"],
             message_bytes=step.size_m * model_bytes,
-            latency_us=values[prefix + "latency_us"],
-            bandwidth_gbs=values[prefix + "bandwidth_gbs"],
+            **link_inputs(values, intra=intra),
         )
         out.append(Priced(step, c))
     return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.collectives.hypercube import floor_log2
+
 from .base import Diagram, DiagramError, Params
 from .canvas import DIMENSION_COLORS, Canvas, shorten
 
@@ -16,7 +18,7 @@ def hypercube(params: Params, uid: str) -> Diagram:
     p = params.integer("ranks", 8, 2, 16)
     if p & (p - 1):
         raise DiagramError(f"hypercube: ranks must be a power of two (2, 4, 8 or 16), got {p}")
-    dims = p.bit_length() - 1
+    dims = floor_log2(p)
     step = params.integer("step", 0, 0, dims)  # 0: all dimensions equally
     params.finish()
 

@@ -70,17 +70,16 @@ def app_bank():
     return current_bank(Path(directory)) if directory else current_bank()
 
 
-def _bank_unavailable(exc: BankError):
+@bp.errorhandler(BankError)
+def bank_unavailable(exc: BankError):
+    """Answer 503 with the bank's problems: an authoring error, fixed in lessons/quizzes/."""
     return jsonify(error="the question bank does not load", problems=exc.problems), 503
 
 
 @bp.get("/api/quiz/topics")
 def topics():
     """List every lesson with how many questions of each kind and difficulty it has."""
-    try:
-        bank = app_bank()
-    except BankError as exc:
-        return _bank_unavailable(exc)
+    bank = app_bank()
     return jsonify(
         topics=bank.topics(),
         difficulties=list(DIFFICULTIES),
@@ -115,10 +114,7 @@ def _count() -> int:
 @bp.get("/api/quiz/questions")
 def questions():
     """Return fresh questions for the filters, without answers."""
-    try:
-        bank = app_bank()
-    except BankError as exc:
-        return _bank_unavailable(exc)
+    bank = app_bank()
     rng = random.Random()
     mode = request.args.get("mode", "practice")
     if mode not in MODES:
@@ -176,10 +172,7 @@ def answer():
         body = None
     if body is None:
         raise InputError("body: must be a JSON object with id and answer")
-    try:
-        bank = app_bank()
-    except BankError as exc:
-        return _bank_unavailable(exc)
+    bank = app_bank()
     try:
         return jsonify(grade(bank, body, _secret(), _graded()))
     except AlreadyGraded as exc:
