@@ -21,10 +21,11 @@
       lab.setLocked(true);
     }
 
-    // A room state arrived (or came with a join's ack). Older ones than shown are dropped: after
-    // a reconnect the ack and a broadcast may come in either order.
+    // A room state arrived (or came with a join's ack). Only a larger seq than the last one is
+    // news: after a reconnect the ack and a broadcast may bring the same state in either order,
+    // and two processes may deliver two drives out of order (docs/classroom.md).
     receive(state, seq) {
-      if (this.latest && typeof seq === "number" && seq < this.latest.seq) return;
+      if (this.latest && typeof seq === "number" && seq <= this.latest.seq) return;
       this.latest = { state, seq: typeof seq === "number" ? seq : -1 };
       this._describe();
       if (this.following && state) this._show(state);

@@ -75,7 +75,9 @@
     async open(questionId) {
       this._status("Opening…");
       const ack = await this.link.teach("poll_open", { question_id: questionId });
-      this._status(ack.ok ? "" : `Could not open the poll: ${ack.error}`);
+      // The note says which run a predict-next-step question is about.
+      if (ack.ok) this._status(ack.note ? `Poll open: ${ack.note}.` : "Poll open.");
+      else this._status(`Could not open the poll: ${ack.error}`);
     }
 
     async reveal() {
@@ -105,12 +107,16 @@
       u.reveal.hidden = false;
       u.reveal.disabled = false;
       u.live.dataset.revealed = "no";
+      this.tallySeq = 0;
       this.onTally({ poll_id: payload.poll_id, counts: {}, answered: 0, members: this.members });
       u.live.scrollIntoView({ block: "nearest" });
     }
 
+    // Tallies from two processes may arrive out of order: the larger seq is the newer.
     onTally(payload) {
       if (!this.poll || payload.poll_id !== this.poll.poll_id) return;
+      if (typeof payload.seq === "number" && payload.seq < (this.tallySeq || 0)) return;
+      this.tallySeq = payload.seq || 0;
       const u = this.ui;
       if (typeof payload.members === "number") this.members = payload.members;
       u.answered.textContent = `${payload.answered} of ${this.members} answered`;

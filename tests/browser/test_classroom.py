@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from app import create_app
+from app.classroom.polls import poll_key
 from app.collectives import simulate
 from app.quiz import current_bank
 from app.quiz.present import option_ids
@@ -180,9 +181,11 @@ def test_a_teacher_and_three_students_run_a_class(server, class_app, open_page):
     item = teacher.locator('.poll-item[data-kind="single"]').first
     question_id = item.get_attribute("data-question-id")
     item.locator("button").click()
-    bank = current_bank()
-    question = bank.by_id[question_id]
-    ids = option_ids(class_app.config["SECRET_KEY"], question, "option", len(question.options))
+    first.wait_for_selector(f"{CARD}[data-poll-id]")
+    poll_id = first.locator(CARD).get_attribute("data-poll-id")
+    question = current_bank().by_id[question_id]
+    key = poll_key(class_app.config["SECRET_KEY"], poll_id)  # a poll's option ids are its own
+    ids = option_ids(key, question, "option", len(question.options))
     right = next(i for i, o in zip(ids, question.options, strict=True) if o.correct)
     wrong = next(i for i, o in zip(ids, question.options, strict=True) if not o.correct)
     for student in students:
