@@ -235,6 +235,17 @@ def test_a_reload_keeps_the_teacher_in_control_and_a_student_on_the_teachers_ste
     student = open_page()
     join_as_student(student, f"{server.url}/class/{code}", "Linus")
     counter_is(student, counter(teacher))
+    teacher.select_option("#collective", "broadcast")  # a rooted collective, rooted at rank 2
+    teacher.fill("#root", "2")
+    teacher.press("#root", "Tab")
+    student.wait_for_function("() => document.querySelector('#root').value === '2'")
+    shown = form_of(teacher)
+    run = simulate(
+        "broadcast", shown["algorithm"], ranks=8, elements=int(shown["elements"]), root=2
+    )
+    counter_is(teacher, f"step 0 of {len(run.steps)}")
+    counter_is(student, f"step 0 of {len(run.steps)}")
+    assert form_of(student) == shown
     teacher.click(FORWARD)
     teacher.click(FORWARD)
     step = counter(teacher)

@@ -75,7 +75,6 @@ def room(code: str):
     context["config"]["class"] = {
         "code": code,
         "join_url": join_url(code),
-        "start_url": url_for("classroom.start"),
         "topics_url": url_for("quiz_api.topics"),
         "questions_url": url_for("quiz_api.questions"),
     }
