@@ -102,10 +102,13 @@ def max_elements(collective: str, ranks: int, max_cells: int) -> int:
     return max_cells // (ranks * buffer_length(collective, ranks, 1)) // multiple * multiple
 
 
-def node_split_problem(ranks: int, ranks_per_node: int) -> str:
-    """Return why `ranks` cannot be cut into nodes of `ranks_per_node` ranks, or ''."""
+def node_split_problem(ranks: int, ranks_per_node: int, field: str = "ranks_per_node") -> str:
+    """Return why `ranks` cannot be cut into nodes of `ranks_per_node` ranks, or ''.
+
+    `field` names the node size as the caller's input calls it (a calculator's gpus_per_node).
+    """
     if ranks % ranks_per_node:
-        return f"ranks_per_node must divide ranks ({ranks}); got {ranks_per_node}"
+        return f"{field} must divide ranks ({ranks}); got {ranks_per_node}"
     return ""
 
 

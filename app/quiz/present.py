@@ -31,12 +31,19 @@ def _shuffled(values: list, rng: random.Random, avoid_identity: bool = False) ->
 
 
 def public(
-    bank: Bank, q: Question, secret, rng: random.Random, chosen_for: str | None = None
+    bank: Bank,
+    q: Question,
+    secret,
+    rng: random.Random,
+    chosen_for: str | None = None,
+    drawn: dict | None = None,
 ) -> dict:
     """Return the question as the browser may see it before the learner answers.
 
     `topic` is the question's own lesson; `chosen_topic` the topic it was selected for
     (`select.chosen_topic`; its own lesson when there was no filter), under which results count it.
+    `drawn` is a predict question's draw when the caller chose it (a classroom asks about the
+    run on screen: `generators.draw_predict_for`); otherwise one is drawn here.
     """
     chosen = chosen_for or q.topic
     data = {
@@ -56,7 +63,7 @@ def public(
     elif q.kind == "numeric":
         data.update(_numeric(q, secret, rng))
     elif q.kind == "predict":
-        data.update(_predict(q, secret, rng))
+        data.update(_predict(q, secret, rng, drawn))
     elif q.kind == "order":
         data.update(_order(q, secret, rng))
     elif q.kind == "match":
@@ -88,9 +95,9 @@ def _numeric(q: Question, secret, rng: random.Random) -> dict:
     }
 
 
-def _predict(q: Question, secret, rng: random.Random) -> dict:
+def _predict(q: Question, secret, rng: random.Random, drawn: dict | None = None) -> dict:
     spec = q.predict
-    values = generators.draw_predict(spec, rng)
+    values = drawn if drawn is not None else generators.draw_predict(spec, rng)
     env = generators.predict_env(spec, values)
     return {
         "prompt_html": render(generators.fill(q.prompt, env)),

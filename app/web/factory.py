@@ -59,9 +59,12 @@ def _init_http(app: Flask) -> None:
 
 def _init_socketio(app: Flask) -> None:
     """Bind Socket.IO to `app`, then the lab's events and the bounds on every connection."""
-    from .live import bad_input, socket_json, sockets, transport, ws_compat
+    from .live import bad_input, classroom, socket_json, sockets, transport, ws_compat
 
     ws_compat.apply()
+    # The extension keeps the queue manager an earlier app made in its options and would hand
+    # it to this app's server too when this app has no MESSAGE_QUEUE: each app makes its own.
+    socketio.server_options.pop("client_manager", None)
     origins = str(app.config["SOCKETIO_CORS_ORIGINS"]).split()
     socketio.init_app(
         app,
@@ -79,4 +82,5 @@ def _init_socketio(app: Flask) -> None:
         ping_timeout=app.config["SOCKET_PING_TIMEOUT_S"],
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/live/sockets.py
+    classroom.init_app(app, socketio.server)  # the /class namespace (docs/classroom.md)
     transport.init_app(app, socketio.server)  # bounded websockets, packets and sessions

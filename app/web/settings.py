@@ -271,6 +271,27 @@ SETTINGS = (
         "again and a late join is told the room does not exist.",
     ),
     Setting(
+        "CLASS_DRIVE_RATE_PER_S",
+        30.0,
+        "A classroom teacher's events (room_drive, poll_open, poll_reveal, room_end) per second "
+        "per connection, sustained: dragging the step scrubber sends a drive per step shown.",
+    ),
+    Setting("CLASS_DRIVE_BURST", 60, "A teacher's events one connection may send at once."),
+    Setting(
+        "CLASS_ANSWER_RATE_PER_S",
+        4.0,
+        "poll_answer events per second per connection, sustained (a student changing their "
+        "mind); room_join and room_leave have a bucket of the same size of their own.",
+    ),
+    Setting("CLASS_ANSWER_BURST", 8, "poll_answer events one connection may send at once."),
+    Setting(
+        "CLASS_CREATE_RATE_PER_S",
+        0.1,
+        "Classroom rooms one client address (IPv6: one /64) may create per second, sustained: "
+        "one every 10 s after the burst.",
+    ),
+    Setting("CLASS_CREATE_BURST", 10, "Rooms one client address may create at once."),
+    Setting(
         "INSTANCE_PATH",
         None,
         "Folder for what the server makes and keeps (the generated secret key); unset: Flask's "

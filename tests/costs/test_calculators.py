@@ -137,6 +137,11 @@ def test_zero_volumes_follow_the_papers():
     assert plus.output("intra_node_bytes") == pytest.approx(7 / 8 * m)
 
 
+def test_zero_nodes_must_be_full_and_the_error_names_gpus_per_node():
+    with pytest.raises(CostError, match=r"^gpus_per_node must divide ranks \(12\); got 8$"):
+        zero(stage=3, ranks=12, gpus_per_node=8)
+
+
 def test_zero_plus_plus_needs_stage_three():
     with pytest.raises(CostError, match="qwz .*stage 3"):
         zero(stage=2, qwz=True)

@@ -174,3 +174,25 @@ def test_a_forged_step_is_rejected(bank):
             },
             SECRET,
         )
+
+
+def test_a_draw_can_be_pinned_to_a_run_and_a_step():
+    two = PredictSpec(
+        "sends",
+        (
+            generators.Case("allgather", "ring", (4, 8)),
+            generators.Case("allreduce", "ring", (4, 5)),
+        ),
+    )
+    rng = random.Random(0)
+    drawn = generators.draw_predict_for(two, rng, "allreduce", "ring", (5, 0, None), 3)
+    assert drawn["case"] == 1 and (drawn["ranks"], drawn["step"]) == (5, 3)
+    assert generators.check_predict(two, drawn) is None
+    # Unpinned, it still keeps to the collective and algorithm asked for.
+    for _ in range(20):
+        free = generators.draw_predict_for(two, rng, "allgather", "ring")
+        assert free["case"] == 0 and generators.check_predict(two, free) is None
+    # A shape the question does not draw, a step past the end, another algorithm: none.
+    assert generators.draw_predict_for(two, rng, "allreduce", "ring", (8, 0, None), 0) is None
+    assert generators.draw_predict_for(two, rng, "allreduce", "ring", (4, 0, None), 6) is None
+    assert generators.draw_predict_for(two, rng, "allreduce", "direct") is None

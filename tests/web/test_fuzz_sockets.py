@@ -95,7 +95,7 @@ KEYS = st.one_of(st.sampled_from(params.FIELDS), st.text(ALL_CHARS, max_size=8).
 
 
 @st.composite
-def arguments(draw, base: dict) -> tuple:
+def arguments(draw, base: dict, keys=KEYS) -> tuple:
     """Draw an event's positional arguments: none, one of any shape, or several."""
     kind = draw(st.sampled_from(["none", "any", "object", "mutated", "mutated", "extra"]))
     if kind == "none":
@@ -103,9 +103,9 @@ def arguments(draw, base: dict) -> tuple:
     if kind == "any":
         return (draw(JSON_VALUES),)
     if kind == "object":
-        return (draw(st.dictionaries(KEYS, JSON_VALUES, max_size=6)),)
+        return (draw(st.dictionaries(keys, JSON_VALUES, max_size=6)),)
     payload = dict(base)
-    for key in draw(st.lists(KEYS, min_size=1, max_size=2)):
+    for key in draw(st.lists(keys, min_size=1, max_size=2)):
         payload[key] = draw(st.one_of(SCALARS, JSON_VALUES))
     if kind == "mutated":
         return (payload,)
@@ -629,3 +629,189 @@ def test_runs_past_an_admission_limit_are_refused_naming_it(monkeypatch):
         if event["name"] == "sim_error":  # the only refusal that comes after the ack
             assert "interval_ms must be at most" in event["args"][0]["error"], event
     assert app.extensions["lab_admission"].usage()["runs"] == 0
+
+
+# -- the classroom's /class events (issue 14) ------------------------------------------------------
+
+CLASS = "/class"
+CLASS_CONFIG = {
+    **TEST_CONFIG,
+    **{f"CLASS_{kind}_RATE_PER_S": 1e6 for kind in ("DRIVE", "ANSWER", "CREATE")},
+    **{f"CLASS_{kind}_BURST": 1_000_000 for kind in ("DRIVE", "ANSWER", "CREATE")},
+}
+CLASS_FIELDS = (
+    "payload", "code", "name", "teacher_token", "member_id", "state", "question_id",
+    "poll_id", "answer", "role",
+)  # fmt: skip
+CLASS_KEYS = st.one_of(
+    st.sampled_from(CLASS_FIELDS[1:]), st.text(ALL_CHARS, max_size=8).map(JUNK.__add__)
+)
+CLASS_STATE = {**RING8, "ranks": 4, "elements": 16, "step": 1, "playing": False, "speed": 1}
+CLASS_BROKEN = "failed unexpectedly"
+
+
+def check_class_ack(ack: object, event: str, args: tuple) -> None:
+    """Assert `ack` is {ok: true, ...} or {ok: false, error} naming a field, with no leak."""
+    what = f"{event}{shown(args)}"
+    assert isinstance(ack, dict) and ack.get("ok") in (True, False), f"{what} -> {ack!r}"
+    if ack["ok"]:
+        return
+    error = ack.get("error")
+    assert isinstance(error, str) and error and CLASS_BROKEN not in error, f"{what} -> {ack!r}"
+    for leak in LEAKS:
+        assert leak not in error, f"{what} leaks {leak!r}: {error}"
+    field, _, rest = error.partition(": ")
+    named = field in CLASS_FIELDS or field.startswith(("state", "answer."))
+    unknown = field.startswith('"') and rest.startswith("unknown field of ")  # the key, quoted
+    assert named or unknown, f"{what}: the error names no field: {error!r}"
+
+
+class Classroom:
+    """An app with a room, its teacher and one student, all on Flask-SocketIO test clients."""
+
+    def __init__(self) -> None:
+        self.app = create_app(CLASS_CONFIG)
+        self.teacher = self.connect()
+        self.student = self.connect()
+        self.open()
+
+    def connect(self):
+        return flask_socketio.test_client(self.app, namespace=CLASS)
+
+    def emit(self, client, event: str, *args):
+        return client.emit(event, *args, callback=True, namespace=CLASS)
+
+    def open(self) -> None:
+        """Make a room with a poll open, the teacher and the student in it."""
+        ack = self.emit(self.teacher, "room_create", {})
+        self.code, self.token = ack["code"], ack["teacher_token"]
+        self.teach("room_join")
+        self.teach("room_drive", state=CLASS_STATE)
+        self.poll_id = self.teach("poll_open", question_id="predict-next-step")["poll_id"]
+        assert self.emit(self.student, "room_join", {"code": self.code})["ok"] is True
+
+    def teach(self, event: str, **payload) -> dict:
+        ack = self.emit(self.teacher, event, {"code": self.code, "teacher_token": self.token,
+                                              **payload})  # fmt: skip
+        assert ack["ok"] is True, ack
+        return ack
+
+    def room(self):
+        return self.app.extensions["classroom"].store.room(self.code)
+
+    def works(self) -> None:
+        """A normal drive reaches the student with the next seq: nothing was corrupted."""
+        assert self.emit(self.student, "room_join", {"code": self.code})["ok"] is True
+        self.student.get_received(CLASS)
+        seq = self.teach("room_drive", state=CLASS_STATE)["seq"]
+        assert seq == self.room().seq
+        got = [e["args"][0] for e in self.student.get_received(CLASS) if e["name"] == "room_state"]
+        assert got[-1]["seq"] == seq
+
+
+STUDENT_BASES = {
+    "room_create": {},
+    "room_join": {"name": "Ada", "member_id": "member-0001"},
+    "room_leave": {},
+    "room_drive": {"teacher_token": "forged", "state": CLASS_STATE},
+    "poll_open": {"teacher_token": "forged", "question_id": "predict-next-step"},
+    "poll_answer": {"answer": ["c0"]},
+    "poll_reveal": {"teacher_token": "forged"},
+    "room_end": {"teacher_token": "forged"},
+}
+
+
+def test_random_classroom_events_from_a_student_are_refused_by_name_and_change_nothing():
+    room = Classroom()
+    before = room.room()
+
+    @SETTINGS
+    @given(event=st.sampled_from(list(STUDENT_BASES)), data=st.data())
+    def fuzz(event, data):
+        base = {"code": room.code, "poll_id": room.poll_id, **STUDENT_BASES[event]}
+        if event not in ("poll_answer", "poll_reveal"):
+            del base["poll_id"]
+        args = data.draw(arguments(base, CLASS_KEYS))
+        ack = room.emit(room.student, event, *args)
+        check_class_ack(ack, event, args)
+        if event in ("room_drive", "poll_open", "poll_reveal", "room_end"):
+            assert ack["ok"] is False, f"a student's {event}{shown(args)} was accepted: {ack}"
+        assert room.teacher.is_connected(CLASS) and room.student.is_connected(CLASS)
+
+    fuzz()
+    after = room.room()
+    assert (after.digest, after.state, after.seq, after.poll) == (
+        before.digest, before.state, before.seq, before.poll
+    )  # fmt: skip
+    room.works()
+
+
+def test_random_classroom_events_from_the_teacher_keep_the_room_sound():
+    room = Classroom()
+    bases = {
+        "room_drive": {"state": CLASS_STATE},
+        "poll_open": {"question_id": "predict-next-step"},
+        "poll_reveal": {"poll_id": room.poll_id},
+        "room_end": {},
+    }
+
+    @SETTINGS
+    @given(event=st.sampled_from(list(bases)), data=st.data())
+    def fuzz(event, data):
+        base = {"code": room.code, "teacher_token": room.token, **bases[event]}
+        args = data.draw(arguments(base, CLASS_KEYS))
+        ack = room.emit(room.teacher, event, *args)
+        check_class_ack(ack, event, args)
+        if ack["ok"] and event == "room_end":
+            room.open()
+            bases["poll_reveal"]["poll_id"] = room.poll_id
+        stored = room.room()
+        assert stored is not None and stored.seq >= 1
+        assert {"collective", "step", "playing", "speed"} <= set(stored.state), stored.state
+
+    fuzz()
+    room.works()
+
+
+def test_unknown_classroom_events_are_acked_with_the_known_ones():
+    room = Classroom()
+
+    @settings(SETTINGS, max_examples=40)
+    @given(event=st.text(ALL_CHARS, min_size=1, max_size=12), args=arguments({}, CLASS_KEYS))
+    def fuzz(event, args):
+        if event in (*STUDENT_BASES, "connect", "disconnect", "undecodable"):
+            return
+        ack = room.emit(room.student, event, *args)
+        assert ack["ok"] is False and ack["error"].startswith("unknown event "), ack
+        assert "known events: room_create, room_join" in ack["error"]
+
+    fuzz()
+    room.works()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (f'["room_join", {{"code": {10**400}}}]', "payload: the message could not be decoded"),
+        ('["room_join", {"code": NaN}]', "code: not a room code"),
+        ('["room_join", {"code": "ACK3D7", "code": 7}]', "code: not a room code"),
+        ('["room_join", "\\ud800"]', "payload: room_join takes one object"),
+    ],
+)
+def test_json_the_encoder_would_not_write_is_refused_on_class_by_name(live_server, text, words):
+    raw = RawSocket(live_server.url)
+    try:
+        raw.ws.send(f"40{CLASS},")
+        assert raw.ws.recv().startswith(f"40{CLASS},")
+        raw.ws.send(f"42{CLASS},7{text}")
+        raw.ws.settimeout(5)
+        reply = raw.ws.recv()
+        while reply == "2":  # engine.io ping
+            raw.ws.send("3")
+            reply = raw.ws.recv()
+        assert reply.startswith(f"43{CLASS},7"), reply
+        ack = json.loads(reply[len(f"43{CLASS},7") :])[0]
+        assert ack["ok"] is False and ack["error"].startswith(words), ack
+    finally:
+        raw.close()

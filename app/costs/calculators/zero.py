@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.collectives import node_split_problem
+
 from .. import units
 from ..errors import CostError
 from ..model import Cost, cost
@@ -240,9 +242,7 @@ def _check(values: dict, flags: list[str]) -> None:
     """Refuse ZeRO++ below stage 3, nodes that do not divide the GPUs, and too big a model."""
     if flags and values["stage"] != 3:
         raise CostError(f"{flags[0]} (ZeRO++) applies to stage 3 only; got stage {values['stage']}")
-    if values["ranks"] % values["gpus_per_node"]:
-        raise CostError(
-            f"gpus_per_node must divide ranks: {values['ranks']} GPUs cannot fill nodes of "
-            f"{values['gpus_per_node']}"
-        )
+    problem = node_split_problem(values["ranks"], values["gpus_per_node"], "gpus_per_node")
+    if problem:
+        raise CostError(problem)
     within_one_message(values["params"] * values["param_bytes"], "the model, params × param_bytes")

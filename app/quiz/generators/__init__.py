@@ -15,7 +15,7 @@ and the tests use.
 from .expressions import TemplateError, evaluate
 from .numeric import UNITS, NumericSpec, parse_numeric, solve, within
 from .params import all_draws, check_draw, draw, environment
-from .predict import Case, PredictSpec, check_predict, draw_predict, parse_predict
+from .predict import Case, PredictSpec, check_predict, draw_predict, draw_predict_for, parse_predict
 from .predict_answers import (
     NONE,
     PREDICT_NAMES,
@@ -42,6 +42,7 @@ __all__ = [
     "describe_step",
     "draw",
     "draw_predict",
+    "draw_predict_for",
     "environment",
     "evaluate",
     "figure",

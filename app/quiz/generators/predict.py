@@ -185,11 +185,48 @@ def targets(trace: Trace, ask: str, step: int) -> list[tuple[int, int | None]]:
 def draw_predict(spec: PredictSpec, rng: random.Random) -> dict:
     """Draw one predict instance: case, shape, step and the rank (and chunk) asked about."""
     index = rng.randrange(len(spec.cases))
+    shape = rng.choice(list(shapes(spec.cases[index])))
+    return _draw_at(spec, index, shape, None, rng)
+
+
+def draw_predict_for(
+    spec: PredictSpec,
+    rng: random.Random,
+    collective: str,
+    algorithm: str,
+    shape: tuple[int, int, int | None] | None = None,
+    step: int | None = None,
+) -> dict | None:
+    """Draw an instance about (collective, algorithm), at `shape` and `step` when given.
+
+    `shape` is a run's (ranks, root, ranks_per_node) and `step` the index of the step to predict:
+    a classroom asks about the run on its screen. None when no case of the question fits.
+    """
+    fits = []
+    for index, case in enumerate(spec.cases):
+        if (case.collective, case.algorithm) != (collective, algorithm):
+            continue
+        for drawn in shapes(case):
+            if shape is not None and drawn != shape:
+                continue
+            trace = trace_for(case.collective, case.algorithm, *drawn)
+            if step is None or (step < trace.total_steps and targets(trace, spec.ask, step)):
+                fits.append((index, drawn))
+    if not fits:
+        return None
+    index, drawn = rng.choice(fits)
+    return _draw_at(spec, index, drawn, step, rng)
+
+
+def _draw_at(
+    spec: PredictSpec, index: int, shape: tuple, step: int | None, rng: random.Random
+) -> dict:
+    """Draw the step (unless given) and the rank (and chunk) of case `index` at `shape`."""
     case = spec.cases[index]
-    ranks, root, rpn = rng.choice(list(shapes(case)))
+    ranks, root, rpn = shape
     trace = trace_for(case.collective, case.algorithm, ranks, root, rpn)
-    steps = [k for k in range(trace.total_steps) if targets(trace, spec.ask, k)]
-    step = rng.choice(steps)
+    if step is None:
+        step = rng.choice([k for k in range(trace.total_steps) if targets(trace, spec.ask, k)])
     rank, chunk = rng.choice(targets(trace, spec.ask, step))
     values = {"case": index, "ranks": ranks, "root": root, "step": step, "rank": rank}
     if rpn is not None:

@@ -198,6 +198,17 @@ def _refusing_bad_handshakes(wsgi_app: Callable, bad_input: BadInputLog) -> Call
     return app
 
 
+def caught_event(server: socketio.Server, namespace: str, args: tuple) -> tuple[str, str]:
+    """Return (event name, shortened for messages; sid) of a call to a catch-all handler."""
+    # python-socketio calls the catch-all with (event, sid, *data), but an event named "*"
+    # with (sid, *data): it is the catch-all's own name.
+    if server.manager.is_connected(args[0], namespace):
+        event, sid = "*", args[0]
+    else:
+        event, sid = args[0], args[1]
+    return (event if len(event) <= 40 else event[:37] + "..."), sid
+
+
 def _named_event(data) -> bool:
     return isinstance(data, list) and bool(data) and isinstance(data[0], str)
 

@@ -175,13 +175,7 @@ class _Handlers:
 
     def unknown(self, *args) -> dict:
         """Answer an event this server does not know (acked only if the client asked)."""
-        # python-socketio calls the catch-all with (event, sid, *data), but an event named "*"
-        # with (sid, *data): it is the catch-all's own name.
-        if self.server.manager.is_connected(args[0], NAMESPACE):
-            event, sid = "*", args[0]
-        else:
-            event, sid = args[0], args[1]
-        name = event if len(event) <= 40 else event[:37] + "..."
+        name, sid = bad_input.caught_event(self.server, NAMESPACE, args)
         self._note(sid, f"unknown event {name!r}")
         known = ", ".join(KNOWN_EVENTS)
         return {"ok": False, "error": f"unknown event {name!r}; known events: {known}"}
