@@ -157,7 +157,7 @@ def test_a_long_malformed_code_is_shortened_in_the_message(client):
     response = client.get("/class/" + "Q" * 300)
     assert response.status_code == 404
     message = Page(response.get_data(as_text=True)).one("p", **{"data-role": "error-message"})
-    assert "Q" * 20 + "…" in message["text"] and "Q" * 21 not in message["text"]
+    assert "Q" * 60 + "…" in message["text"] and "Q" * 61 not in message["text"]
 
 
 def test_markup_in_a_malformed_code_is_escaped(client):

@@ -27,11 +27,12 @@ bp = Blueprint("classroom", __name__)
 QR_MAX_AGE_S = 24 * 3600  # a code's join URL never changes; a day keeps projectors off the server
 QR_ERROR_LEVEL = "m"  # 15% of the symbol may be lost (a projector's glare) and still scan
 QR_QUIET_ZONE = 4  # modules of light border, as the QR standard asks
+SHOWN_CHARS = 60  # of a mistyped code, shown back
 
 
 def code_problem(text: str) -> str:
     """Say what is wrong with `text` as a class code, in the words a student needs."""
-    shown = text if len(text) <= 20 else text[:20] + "…"
+    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
     return (
         f"“{shown}” is not a class code. A code has {CODE_LENGTH} characters from "
         f"{' '.join(ALPHABET)} (no 0, O, 1, I, L, 2, Z, 5, S, 8 or B): check it on the "
