@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test lint bench audit clean
+.PHONY: run run-cluster test lint bench audit clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ $(VENV)/.installed-test: pyproject.toml requirements.lock | $(BIN)/python
 
 run: $(VENV)/.installed
 	$(BIN)/python -m app --host $(HOST) --port $(PORT)
+
+# Several processes on this machine: redis-server, two app processes (5001, 5002) and, if nginx
+# is installed, nginx on 127.0.0.1:5000 in front (README "Several processes"). Ctrl-C stops all.
+run-cluster: $(VENV)/.installed
+	$(BIN)/python deploy/cluster.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+
+EXIT_NO_MESSAGE_QUEUE = os.EX_UNAVAILABLE  # 69, sysexits.h: a service it needs is unavailable
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -32,12 +35,34 @@ def main(argv: list[str] | None = None) -> None:
     if args.message_queue:
         # The app reads its settings from the environment, in this process and in its workers.
         os.environ["COLLECTIVE_LAB_MESSAGE_QUEUE"] = args.message_queue
+    check_message_queue()
     if args.debug:
         debug(args.host, args.port)
     else:
         from .web.server import serve
 
         serve(args.host, args.port)
+
+
+def check_message_queue() -> None:
+    """With a message queue configured: exit with one line if Redis does not answer.
+
+    Also warn, once, when the processes' shared key would come from the instance folder.
+    """
+    from .web import message_queue
+    from .web.server import load_settings
+
+    values = load_settings()
+    if not values["MESSAGE_QUEUE"]:
+        return
+    try:
+        message_queue.check(str(values["MESSAGE_QUEUE"]))
+    except message_queue.Unreachable as exc:
+        print(f"Collective Lab: {exc}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_NO_MESSAGE_QUEUE)
+    warning = message_queue.key_warning(values)
+    if warning:
+        print(f"Collective Lab warning: {warning}", file=sys.stderr, flush=True)
 
 
 def debug(host: str, port: int) -> None:

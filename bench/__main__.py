@@ -3,7 +3,9 @@
 engine (bench/engine.py), streaming (full stack vs bare python-socketio; with the app's run
 cache off, then on), page (headless Chromium), a short load run (50 clients x 10 s), a
 short fault run, and the hostile clients (bench/hostile.py: eight attacks, each against a
-fresh server, about 3.5 minutes). Figures that miss their
+fresh server, about 3.5 minutes), and the classroom (bench/classroom.py: a room's fan-out
+against bare python-socketio, a poll of 200, independent learners on one and two processes
+behind Redis; about 10 minutes). Figures that miss their
 target are printed as such, not raised: the machines are noisy and this is not a test.
 """
 
@@ -17,7 +19,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import engine, hostile, load, page, streaming
+from . import classroom, engine, hostile, load, page, streaming
 from .common import loadavg
 
 
@@ -85,6 +87,9 @@ def summary(results: dict) -> None:
             f"{f['peak']:.0f} MB, after {f['after']:.0f} MB; threads idle {f['idle_threads']}, "
             f"after {f['threads_after']}"
         )
+    c = results.get("classroom")
+    if c:
+        classroom.summary(c)
     h = results.get("hostile")
     if h:
         print(
@@ -99,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--only",
-        help="comma-separated subset: engine,streaming,streaming_cached,page,load,faults,hostile",
+        help="comma-separated subset: engine,streaming,streaming_cached,page,load,faults,hostile,"
+        "classroom",
     )
     parser.add_argument("--clients", type=int, default=50, help="load clients (default 50)")
     parser.add_argument("--seconds", type=float, default=10, help="load seconds (default 10)")
@@ -120,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             clients=10, flood_clients=5, flood=50, big_flood=20, settle_s=30
         ),
         "hostile": lambda: hostile.run(seconds=args.hostile_seconds),
+        "classroom": classroom.run,
     }
     chosen = args.only.split(",") if args.only else list(steps)
     unknown = sorted(set(chosen) - set(steps))

@@ -18,8 +18,9 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from socket import IPPROTO_TCP, TCP_NODELAY
 
 import engineio
 import socketio
@@ -82,6 +83,21 @@ class ServerProcess:
     def pid(self) -> int:
         assert self.proc is not None
         return self.proc.pid
+
+    @property
+    def serving_pid(self) -> int:
+        """The process that serves: gunicorn's worker under `python -m app`, else `pid`.
+
+        `python -m app` is gunicorn's master, which only watches its worker: its memory, CPU
+        and threads say nothing about the load.
+        """
+        children = f"/proc/{self.pid}/task/{self.pid}/children"
+        with contextlib.suppress(OSError):
+            with open(children) as f:
+                pids = f.read().split()
+            if pids:
+                return int(pids[-1])
+        return self.pid
 
     def __enter__(self) -> ServerProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
@@ -167,7 +183,7 @@ class ServerProcess:
     def status(self) -> dict[str, int]:
         """Return VmRSS, VmHWM (kB) and Threads from /proc/<pid>/status."""
         out = {}
-        with open(f"/proc/{self.pid}/status") as f:
+        with open(f"/proc/{self.serving_pid}/status") as f:
             for line in f:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "VmHWM", "Threads"):
@@ -186,7 +202,7 @@ class ServerProcess:
     def reset_peak(self) -> bool:
         """Reset VmHWM to the current RSS (Linux clear_refs 5); say if the kernel allowed it."""
         try:
-            with open(f"/proc/{self.pid}/clear_refs", "w") as f:
+            with open(f"/proc/{self.serving_pid}/clear_refs", "w") as f:
                 f.write("5")
             return True
         except OSError:
@@ -194,9 +210,26 @@ class ServerProcess:
 
     def cpu_seconds(self) -> float:
         """Return the server's user + system CPU time so far, in seconds."""
-        with open(f"/proc/{self.pid}/stat") as f:
+        with open(f"/proc/{self.serving_pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def no_delay(wsgi_app: Callable) -> Callable:
+    """Wrap a bare server's `wsgi_app` so Socket.IO sockets send small frames at once, as the app's.
+
+    With Nagle's algorithm on, a small write waits for the client's delayed ACK (40 ms on
+    Linux); the app turns it off (app/web/live/sockets.py), so the bare servers do too.
+    """
+
+    def app(environ: dict, start_response: Callable):
+        sock = environ.get("werkzeug.socket")
+        if sock is not None and environ.get("PATH_INFO", "").startswith("/socket.io"):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)
+        return wsgi_app(environ, start_response)
+
+    return app
 
 
 def app_server(env: dict[str, str] | None = None, cwd: Path | None = None) -> ServerProcess:

@@ -24,9 +24,8 @@ import sys
 import threading
 import time
 import uuid
-from socket import IPPROTO_TCP, TCP_NODELAY
 
-from .common import OrderedClient, ServerProcess, app_server, own_cpu_seconds
+from .common import OrderedClient, ServerProcess, app_server, no_delay, own_cpu_seconds
 
 PARAMS = {
     "collective": "allreduce",
@@ -92,17 +91,8 @@ def serve_bare(host: str, port: int, params: dict) -> None:
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"ok"]
 
-    sio_app = socketio.WSGIApp(sio, health)
-
-    def app(environ, start_response):
-        sock = environ.get("werkzeug.socket")
-        if sock is not None and environ.get("PATH_INFO", "").startswith("/socket.io"):
-            with contextlib.suppress(OSError):
-                sock.setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)
-        return sio_app(environ, start_response)
-
     with contextlib.suppress(KeyboardInterrupt):
-        run_simple(host, port, app, threaded=True)
+        run_simple(host, port, no_delay(socketio.WSGIApp(sio, health)), threaded=True)
 
 
 def bare_server(params: dict) -> ServerProcess:

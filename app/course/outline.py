@@ -7,6 +7,7 @@ questions it answers; a lesson file does not repeat them, so adding a lesson is 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,8 @@ class Course:
     lessons: dict[str, Lesson] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
+    _building: dict = field(default_factory=dict, compare=False, repr=False)  # key -> its lock
+    _guard: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @property
     def slugs(self) -> list[str]:
@@ -75,9 +78,19 @@ class Course:
         return {s: self.lessons[s].title if s in self.lessons else s for s in self.slugs}
 
     def memo(self, key: object, build: Callable[[Course], T]) -> T:
-        """Return build(self), built once for this loaded course (the bank, a rendered page)."""
-        if key not in self._memo:
-            self._memo[key] = build(self)
+        """Return build(self), built once for this loaded course (the bank, a rendered page).
+
+        Once even when many threads ask at once: the others wait for the one building. Without
+        it, 100 students answering a poll on a process that had not loaded the quiz bank yet
+        each built the bank, all at once under one GIL, for minutes.
+        """
+        if key in self._memo:
+            return self._memo[key]
+        with self._guard:
+            lock = self._building.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._memo:
+                self._memo[key] = build(self)
         return self._memo[key]
 
 

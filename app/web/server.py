@@ -2,7 +2,10 @@
 
 `python -m app` (and `make run`) call `serve`. Why each choice:
 - gunicorn's gthread worker, as Flask-SocketIO documents for its threading mode, and one worker
-  process: without a message queue Socket.IO's sessions live in one process's memory.
+  process: a Socket.IO session lives in one process's memory, and gunicorn's workers share one
+  socket with no stickiness, so a long-polling client's requests could land on a process that
+  does not know it. More processes: one per port, a sticky proxy in front, and a message queue
+  between them (`--message-queue`, README "Several processes", deploy/nginx.conf).
 - Its threads are bounded: one per Socket.IO connection (MAX_CONNECTIONS) plus
   SERVER_HTTP_THREADS for everything else; open connections are bounded too.
 - `LabWorker` keeps a connection that has sent nothing on its poller, holding no thread, and
@@ -37,6 +40,7 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from . import settings
 from .headers import SERVER_NAME
+from .live.send_queue import emit_to
 from .live.socket_json import Encoded, encode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +269,7 @@ def end_runs(flask_app: Flask, reason: str) -> int:
     ended = 0
     for run in runs.live():
         body = Encoded(encode({"error": reason}), run.run_id)
-        if run.emit_unless_cancelled(lambda r=run, b=body: server.emit("sim_error", b, to=r.sid)):
+        if run.emit_unless_cancelled(lambda r=run, b=body: emit_to(server, r.sid, "sim_error", b)):
             ended += 1
         run.cancel()
     return ended

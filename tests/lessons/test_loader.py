@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,28 @@ def test_a_malformed_course_outline_is_an_error(tmp_path, yaml_text, message):
     path.write_text(yaml_text, encoding="utf-8")
     with pytest.raises(LessonError, match=message):
         load_course(path)
+
+
+def test_a_memo_is_built_once_when_many_threads_ask_at_once(course):
+    """100 students answering a poll on a process without the quiz bank each built it."""
+    builds = []
+
+    def build(c):
+        builds.append(threading.get_ident())
+        time.sleep(0.2)  # long enough for every thread to ask while it builds
+        return object()
+
+    start = threading.Barrier(8)
+    got = []
+
+    def ask():
+        start.wait()
+        got.append(course.memo("slow thing", build))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(builds) == 1
+    assert len(got) == 8 and all(g is got[0] for g in got)

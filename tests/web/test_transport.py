@@ -148,3 +148,20 @@ def served_normally(url: str) -> None:
     finally:
         client.disconnect()
     assert events == ["sim_step"] * 14 + ["sim_done verified=True"], events
+
+
+@pytest.mark.parametrize("serve", ["production", "lab"])
+def test_a_long_polling_client_upgrades_to_a_websocket(serve, request):
+    """The app's JSON module once decoded engine.io's "2probe" as an event: no upgrade ever."""
+    fixture = request.getfixturevalue(serve)
+    url = fixture.url if serve == "production" else fixture[0].url
+    client = socketio.Client(reconnection=False)
+    client.connect(url, transports=["polling", "websocket"], wait_timeout=10)
+    try:
+        assert client.transport() == "websocket"
+        ended = threading.Event()
+        client.on("sim_done", lambda p: ended.set())
+        assert client.call("simulate", {**RING8, "interval_ms": 0}, timeout=10)["ok"] is True
+        assert ended.wait(20), "the run did not end over the upgraded connection"
+    finally:
+        client.disconnect()

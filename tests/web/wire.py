@@ -52,9 +52,11 @@ def proc_field(pid: int, name: str, file: str = "status") -> int:
 
 
 class ProductionServer:
-    """`python -m app` on 127.0.0.1 and a free port, with `settings` as COLLECTIVE_LAB_* env."""
+    """`python -m app [args]` on 127.0.0.1 and a free port, `settings` as COLLECTIVE_LAB_* env."""
 
-    def __init__(self, settings: dict | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self, settings: dict | None = None, timeout: float = 60.0, args: Iterable[str] = ()
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -62,7 +64,7 @@ class ProductionServer:
         self.log_path = Path(f"/tmp/collective-lab-test-server-{self.port}.log")
         self._log = self.log_path.open("w+")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port)],
+            [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(self.port), *args],
             cwd=ROOT,
             env=env,
             stdout=self._log,

@@ -61,6 +61,17 @@ def install(server: socketio.Server) -> None:
     eio.create_queue = lambda *args, **kwargs: cls(*args, **kwargs)
 
 
+def emit_to(server: socketio.Server, sid: str, event: str, payload) -> None:
+    """Emit `event` to client `sid` of this process, straight into its connection's queue.
+
+    With a message queue (several processes, Redis), python-socketio publishes every emit for
+    the other processes to look for the sid, decoding and encoding the payload on the way: each
+    step of each lab run was a Redis publish that every process read. A stream's client is
+    connected to the process that runs the stream, so its events skip the queue.
+    """
+    server.emit(event, payload, to=sid, namespace=NAMESPACE, ignore_queue=True)
+
+
 def _socket(server: socketio.Server, sid: str):
     """Return the engine.io socket of Socket.IO client `sid`, or None (gone, or a test client)."""
     eio_sid = server.manager.eio_sid_from_sid(sid, NAMESPACE)

@@ -276,13 +276,13 @@ class _Outbox:
         """End the run with sim_error `message` (nothing if it was cancelled)."""
         payload = Encoded(encode({"error": message}), self.run.run_id)
         self.run.end_with(
-            lambda: self.server.emit("sim_error", payload, to=self.run.sid, namespace=NAMESPACE)
+            lambda: send_queue.emit_to(self.server, self.run.sid, "sim_error", payload)
         )
 
     def _emit(self, event: str, body: str) -> bool:
         payload = Encoded(body, self.run.run_id)  # the run's id goes in front as it is sent
         emitted = self.run.emit_unless_cancelled(
-            lambda: self.server.emit(event, payload, to=self.run.sid, namespace=NAMESPACE)
+            lambda: send_queue.emit_to(self.server, self.run.sid, event, payload)
         )
         self.sent += emitted
         return emitted

@@ -42,6 +42,7 @@ from collections.abc import Callable
 import engineio.socket
 import simple_websocket
 import socketio
+from engineio import json as engineio_json
 from engineio import packet as eio_packet
 from engineio.async_drivers._websocket_wsgi import SimpleWebSocketWSGI
 from flask import Flask
@@ -207,6 +208,11 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     # engine.io's table of async helpers is one dict shared by every server: copy, then change.
     eio._async = {**eio._async, "websocket": websocket}
     server.packet_class = JsonOnlyPacket
+    # The app's JSON module turns a payload that does not load into an `undecodable` event,
+    # for Socket.IO's packets. engine.io's own packets need the ValueError: without it the
+    # "2probe" of a polling client upgrading to a websocket decoded as that event, and every
+    # upgrade failed (clients stayed on long-polling).
+    eio_packet.Packet.json = engineio_json
     schedule_pings_on_one_thread()
     app.wsgi_app = _guarding_handshakes(
         app.wsgi_app,
