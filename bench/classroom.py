@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import queue
 import secrets
 import subprocess
@@ -41,7 +42,14 @@ from dataclasses import dataclass, field
 from tests.redis_server import REDIS_SERVER, RedisServer
 
 from .classroom_clients import NAMESPACE, tally_from
-from .common import ROOT, OrderedClient, ServerProcess, loadavg, percentile
+from .common import (
+    ROOT,
+    OrderedClient,
+    ServerProcess,
+    loadavg,
+    machine_busy_seconds,
+    percentile,
+)
 from .load import KNEE_P99_S, Tally
 
 STUDENTS = 200
@@ -455,15 +463,19 @@ def learners_point(cluster: Cluster, clients: int) -> dict:
     processes = max(1, min(LEARNER_PROCESSES, clients // 25))
     crowd = workers("learners", clients, processes, cluster.urls, "--seconds", str(LEARNER_SECONDS))
     cpu0 = [s.cpu_seconds() for s in cluster.servers]
+    busy0 = machine_busy_seconds()
     start = time.monotonic()
     for w in crowd:
         w.say("go")
-    tally = Tally()
+    tally, client_cpu = Tally(), 0.0
     for w in crowd:
-        tally.merge(tally_from(w.expect("tally", LEARNER_SECONDS + 120)["tally"]))
+        told = w.expect("tally", LEARNER_SECONDS + 120)
+        tally.merge(tally_from(told["tally"]))
+        client_cpu += told["cpu"]
         w.close()
     wall = max(LEARNER_SECONDS, time.monotonic() - start)
     cpu = [s.cpu_seconds() - c for s, c in zip(cluster.servers, cpu0, strict=True)]
+    others = machine_busy_seconds() - busy0 - sum(cpu) - client_cpu
     p99 = percentile(tally.latencies, 99)
     ok = (
         tally.error_count == 0 and tally.lost == 0 and tally.out_of_order == 0 and p99 <= KNEE_P99_S
@@ -479,13 +491,17 @@ def learners_point(cluster: Cluster, clients: int) -> dict:
         "out_of_order": tally.out_of_order,
         "busy": tally.busy,
         "cores": [c / wall for c in cpu],
+        "client_cores": client_cpu / wall,
+        "other_cores": max(0.0, others) / wall,
         "ok": ok,
     }
     print(
         f"    {clients:>4} clients: {out['runs_per_s']:6.1f} runs/s ({out['per_process']:.1f} per "
         f"process), p50 {out['p50_ms']:.0f} ms, p99 {out['p99_ms']:.0f} ms, errors "
         f"{out['errors']}, lost {out['lost']}, out of order {out['out_of_order']}, server "
-        f"cores {', '.join(f'{c:.2f}' for c in out['cores'])}{'' if ok else '  <- past the knee'}",
+        f"cores {', '.join(f'{c:.2f}' for c in out['cores'])}, clients "
+        f"{out['client_cores']:.2f}, others {out['other_cores']:.2f} (of {os.cpu_count()})"
+        f"{'' if ok else '  <- past the knee'}",
         flush=True,
     )
     return out
@@ -574,11 +590,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fanout", default="bare1,app1,bare2,app2", help="configurations, e.g. bare1,app2"
     )
+    parser.add_argument(
+        "--learners",
+        default=",".join(map(str, LEARNER_COUNTS)),
+        help="client counts of the learners' sweep (at most 200)",
+    )
     args = parser.parse_args(argv)
     configs = [(c[:-1], int(c[-1])) for c in args.fanout.split(",") if c]
+    counts = [min(200, int(k)) for k in args.learners.split(",") if k]
+    chosen = {"fanout": lambda: fanout(configs), "learners": lambda: learners(counts)}
     results = {}
     for part in (p for p in args.only.split(",") if p):
-        results[part] = fanout(configs) if part == "fanout" else PARTS[part]()
+        results[part] = chosen.get(part, PARTS[part])()
     print("\n=== summary ===")
     summary(results)
     return 0

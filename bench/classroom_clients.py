@@ -31,7 +31,7 @@ import threading
 import time
 from collections import Counter
 
-from .common import HOST, OrderedClient, no_delay
+from .common import HOST, OrderedClient, no_delay, own_cpu_seconds
 from .load import CONNECT_WORKERS, PARAMS, LabClient, Tally, parallel
 
 NAMESPACE = "/class"
@@ -147,6 +147,7 @@ def learners(urls: list[str], count: int, first: int, seconds: float) -> None:
     connected = [c for c in pool if c.sio.connected]
     _say({"ready": len(pool), "connected": len(connected)})
     _wait_for_line("go")
+    cpu0 = own_cpu_seconds()
     deadline = time.monotonic() + seconds
 
     def loop(client: LabClient) -> None:
@@ -166,7 +167,8 @@ def learners(urls: list[str], count: int, first: int, seconds: float) -> None:
         tally.merge(c.tally)
     tally.errors.update(Counter(f"connect: {e!r}"[:120] for e in failures))
     # Not dataclasses.asdict: it rebuilds a Counter from its (key, count) pairs, as keys.
-    _say({"tally": {f.name: getattr(tally, f.name) for f in dataclasses.fields(tally)}})
+    cpu = own_cpu_seconds() - cpu0
+    _say({"tally": {f.name: getattr(tally, f.name) for f in dataclasses.fields(tally)}, "cpu": cpu})
 
 
 def tally_from(data: dict) -> Tally:
