@@ -15,6 +15,8 @@ from app.collectives import simulate
 from app.quiz import current_bank
 from app.quiz.present import option_ids
 from tests.conftest import TEST_CONFIG, LiveServer
+from tests.web.test_classroom_redis import Client, wait_subscribed
+from tests.web.test_scale_out import SECRET, lab_process, stop, together
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -80,10 +82,10 @@ def counter(page) -> str:
     return page.locator(COUNTER).inner_text()
 
 
-def start_class(page, server) -> str:
-    page.goto(f"{server.url}/class")
+def start_class(page, base_url: str) -> str:
+    page.goto(f"{base_url}/class")
     page.click('[data-role="start"]')
-    page.wait_for_url(f"{server.url}/class/*")
+    page.wait_for_url(f"{base_url}/class/*")
     joined(page, "teacher")
     return page.locator('[data-role="class"]').get_attribute("data-code")
 
@@ -123,24 +125,50 @@ def answer(page, option_id: str) -> None:
 
 
 def test_a_teacher_and_three_students_run_a_class(server, class_app, open_page):
+    run_a_class(open_page, server.url, server.url, class_app.config["SECRET_KEY"])
+
+
+@pytest.fixture(scope="module")
+def two_processes(redis_server, tmp_path_factory):
+    """Two real `python -m app --message-queue` processes on one redis-server and one key."""
+    folders = [tmp_path_factory.mktemp(name) for name in ("class-a", "class-b")]
+    processes = together(lambda folder: lab_process(redis_server.url, folder), folders)
+    try:
+        greeters = [Client(p.url) for p in processes]
+        wait_subscribed(redis_server.url, len(processes))
+        for greeter in greeters:
+            greeter.close()
+        yield processes
+    finally:
+        stop(processes)
+
+
+def test_the_same_class_across_two_processes_behind_redis(two_processes, open_page):
+    """The teacher's page on process A, the students' on process B: the room is one."""
+    a, b = two_processes
+    run_a_class(open_page, a.url, b.url, SECRET)
+
+
+def run_a_class(open_page, teacher_url: str, student_url: str, secret_key: str) -> None:
+    """Teacher at `teacher_url`, three students at `student_url`: join, follow, poll, end."""
     teacher = open_page()
-    code = start_class(teacher, server)
+    code = start_class(teacher, teacher_url)
     assert teacher.locator('[data-role="teacher-bar"]').is_visible()
     assert teacher.locator('[data-role="big-code"]').inner_text().endswith(code)
 
     # One student types the code on /class (in lower case, with a dash); two open the link.
     first = open_page()
-    first.goto(f"{server.url}/class")
+    first.goto(f"{student_url}/class")
     first.fill("#join-code", f"{code[:3].lower()}-{code[3:].lower()}")
     first.click(".class-join-form button[type=submit]")
-    first.wait_for_url(f"{server.url}/class/{code}")
+    first.wait_for_url(f"{student_url}/class/{code}")
     first.fill("#member-name", "Ada")
     first.click('[data-role="join-card"] button[type="submit"]')
     joined(first, "student")
     second = open_page()
-    join_as_student(second, f"{server.url}/class/{code}", "Grace")
+    join_as_student(second, f"{student_url}/class/{code}", "Grace")
     phone = open_page(**PHONE)
-    join_as_student(phone, f"{server.url}/class/{code}", "")
+    join_as_student(phone, f"{student_url}/class/{code}", "")
     students = [first, second, phone]
     text_is(teacher, MEMBERS, "3")
     assert teacher.locator('[data-role="members-label"]').inner_text() == "students present"
@@ -184,7 +212,7 @@ def test_a_teacher_and_three_students_run_a_class(server, class_app, open_page):
     first.wait_for_selector(f"{CARD}[data-poll-id]")
     poll_id = first.locator(CARD).get_attribute("data-poll-id")
     question = current_bank().by_id[question_id]
-    key = poll_key(class_app.config["SECRET_KEY"], poll_id)  # a poll's option ids are its own
+    key = poll_key(secret_key, poll_id)  # a poll's option ids are its own
     ids = option_ids(key, question, "option", len(question.options))
     right = next(i for i, o in zip(ids, question.options, strict=True) if o.correct)
     wrong = next(i for i, o in zip(ids, question.options, strict=True) if not o.correct)
@@ -231,7 +259,7 @@ def test_a_reload_keeps_the_teacher_in_control_and_a_student_on_the_teachers_ste
     server, open_page
 ):
     teacher = open_page()
-    code = start_class(teacher, server)
+    code = start_class(teacher, server.url)
     student = open_page()
     join_as_student(student, f"{server.url}/class/{code}", "Linus")
     counter_is(student, counter(teacher))
@@ -266,7 +294,7 @@ def test_a_reload_keeps_the_teacher_in_control_and_a_student_on_the_teachers_ste
 
 def test_a_dropped_student_rejoins_and_catches_up(server, open_page):
     teacher = open_page()
-    code = start_class(teacher, server)
+    code = start_class(teacher, server.url)
     student = open_page()
     join_as_student(student, f"{server.url}/class/{code}", "")
     counter_is(student, counter(teacher))
@@ -290,7 +318,7 @@ def test_a_room_that_does_not_exist_says_so(server, open_page):
 
 def test_play_pause_and_speed_are_mirrored(server, open_page):
     teacher = open_page()
-    code = start_class(teacher, server)
+    code = start_class(teacher, server.url)
     student = open_page()
     join_as_student(student, f"{server.url}/class/{code}", "")
     counter_is(student, counter(teacher))
