@@ -15,8 +15,7 @@ from app.collectives import simulate
 from app.quiz import current_bank
 from app.quiz.present import option_ids
 from tests.conftest import TEST_CONFIG, LiveServer
-from tests.web.test_classroom_redis import Client, wait_subscribed
-from tests.web.test_scale_out import SECRET, lab_process, stop, together
+from tests.web.test_scale_out import SECRET, running_cluster
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -132,15 +131,8 @@ def test_a_teacher_and_three_students_run_a_class(server, class_app, open_page):
 def two_processes(redis_server, tmp_path_factory):
     """Two real `python -m app --message-queue` processes on one redis-server and one key."""
     folders = [tmp_path_factory.mktemp(name) for name in ("class-a", "class-b")]
-    processes = together(lambda folder: lab_process(redis_server.url, folder), folders)
-    try:
-        greeters = [Client(p.url) for p in processes]
-        wait_subscribed(redis_server.url, len(processes))
-        for greeter in greeters:
-            greeter.close()
+    with running_cluster(redis_server.url, folders) as processes:
         yield processes
-    finally:
-        stop(processes)
 
 
 def test_the_same_class_across_two_processes_behind_redis(two_processes, open_page):
