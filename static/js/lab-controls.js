@@ -8,6 +8,11 @@
 // A link with settings in its query runs on load and shows step 0 paused, or the step it names
 // (`&step=5`), or plays with `&autoplay=1`; changing a setting runs again and shows step 0. The
 // share dialog's link carries the step on screen, so a student lands where the teacher was.
+//
+// A class page (static/js/class-*.js) uses the same lab through CollectiveLab.labPage: it hears
+// `lab:run` (a run the user asked for: {params, how}) on the lab's root and `player:control`
+// from the player, shows a teacher's run with apply(), and locks the controls while following.
+// Its URL and title stay the class's (config.keep_url).
 (function (global) {
   "use strict";
   const config = JSON.parse(document.getElementById("lab-config").textContent);
@@ -27,6 +32,8 @@
   let rpnChosen = config.state.ranks_per_node !== null;
   // How the next run is first shown: {autoplay, step}.
   let showing = { autoplay: true, step: 0 };
+  let locked = false; // a class page following its teacher
+  const PARAM_KEYS = ["collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node"];
 
   function algorithmsOf(collective) { return catalog.filter((e) => e.collective === collective); }
   function entry() {
@@ -37,7 +44,7 @@
   function show(field, on) {
     const wrap = form.querySelector(`.field-${field}`);
     wrap.hidden = !on;
-    for (const input of wrap.querySelectorAll("input, select")) input.disabled = !on;
+    for (const input of wrap.querySelectorAll("input, select")) input.disabled = !on || locked;
   }
   function int(input, fallback) {
     const v = parseInt(input.value, 10);
@@ -82,8 +89,10 @@
     }
     ui.hint.textContent = `${e.divisible ? "Elements must be a multiple of ranks (equal blocks). " : ""}`
       + `Up to ${limit} elements at ${ranks} ranks.`;
-    history.replaceState(null, "", `${config.urls.lab}?${query()}`);
-    document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · Lab · Collective Lab`;
+    if (!config.keep_url) {
+      history.replaceState(null, "", `${config.urls.lab}?${query()}`);
+      document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · Lab · Collective Lab`;
+    }
     if (lab.dataset.ran) ui.run.classList.add("stale");
   }
 
@@ -152,24 +161,78 @@
   // ---- wiring: the views, player and client, as the embed has them (lab-session.js) ----------
   const { player, client, showError } = global.CollectiveLab.labSession(lab, {
     catalog, speed, errorBox: ui.error, showing: () => showing,
-    onSpeed: (s) => { speed = s; history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
+    onSpeed: (s) => { speed = s; if (!config.keep_url) history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
   });
 
-  // Ask the server for the form's settings; show the run as `how` ({autoplay, step}) says.
-  function runNow(how) {
+  // The run the form describes: the simulate parameters that apply to its algorithm.
+  function formParams() {
+    return Object.assign({ collective: ui.collective.value, algorithm: ui.algorithm.value }, state());
+  }
+
+  // Ask the server for run `params` (the form's by default); show it as `how` ({autoplay, step}) says.
+  function runNow(how, params) {
     showing = how;
     lab.dataset.ran = "1";
     ui.run.classList.remove("stale");
     showError("");
     player.loading("starting…");
-    client.simulate(Object.assign(
-      { collective: ui.collective.value, algorithm: ui.algorithm.value }, state(), { seed: 0, interval_ms: 0 },
-    ));
+    client.simulate(Object.assign({}, params || formParams(), { seed: 0, interval_ms: 0 }));
+  }
+
+  // A run the user asked for: run it, and tell the page (a class's teacher drives with it).
+  function userRun(how) {
+    runNow(how);
+    lab.dispatchEvent(new CustomEvent("lab:run", { detail: { params: formParams(), how } }));
+  }
+
+  // The parameters of a run that matter to its algorithm, in one order: two runs with the same
+  // key are the same run (a root given to an allgather changes nothing).
+  function runKey(params) {
+    const e = catalog.find((x) => x.collective === params.collective && x.algorithm === params.algorithm) || {};
+    const used = { op: e.reduces, root: e.uses_root, ranks_per_node: e.needs_ranks_per_node };
+    return JSON.stringify(PARAM_KEYS.map((k) => (k in used && !used[k] ? null : params[k] ?? null)));
+  }
+
+  function sameRun(a, b) { return Boolean(a && b) && runKey(a) === runKey(b); }
+
+  // Put `params` in the form (the controls constrain each other in this order).
+  function setForm(params) {
+    ui.collective.value = params.collective;
+    sync(ui.collective);
+    ui.algorithm.value = params.algorithm;
+    ui.ranks.value = String(params.ranks);
+    sync(ui.ranks);
+    ui.elements.value = String(params.elements);
+    if (params.op !== undefined) ui.op.value = params.op;
+    if (params.root !== undefined) ui.root.value = String(params.root);
+    if (params.ranks_per_node !== undefined && params.ranks_per_node !== null) {
+      rpnChosen = true;
+      ui.rpn.value = String(params.ranks_per_node);
+    }
+    sync(null);
+  }
+
+  // Show run `params` at `how` ({step, playing, speed}), not as the user's own change: a new run
+  // is asked for only when the parameters differ from the one on screen.
+  function apply(params, how) {
+    setForm(params);
+    if (how.speed) { player.setSpeed(how.speed); speed = how.speed; }
+    const showAs = { autoplay: how.playing && how.step === 0, step: how.step, playing: how.playing };
+    if (!sameRun(params, client.params)) { runNow(showAs, params); return; }
+    showing = showAs; // for a run asked for and not yet started
+    if (player.run) player.show(how.step, how.playing);
+  }
+
+  function setLocked(on) {
+    locked = Boolean(on);
+    for (const control of form.querySelectorAll("select, input, #run")) control.disabled = locked;
+    if (!locked) sync(null); // re-disables the fields this algorithm does not use
+    player.setLocked(locked);
   }
 
   form.addEventListener("change", (ev) => {
     sync(ev.target);
-    if (form.checkValidity()) runNow({ autoplay: false, step: 0 });
+    if (form.checkValidity()) userRun({ autoplay: false, step: 0 });
   });
   ui.ranks.addEventListener("input", () => sync(ui.ranks));
   form.addEventListener("submit", (ev) => {
@@ -177,7 +240,7 @@
     sync(null);
     if (!form.reportValidity()) return;
     global.labMetrics.markClick();
-    runNow({ autoplay: true, step: 0 });
+    userRun({ autoplay: true, step: 0 });
   });
   // A mouse click on Run leaves focus on the button, where Space would run again; give the
   // keyboard shortcuts back. Keyboard activation keeps focus where the user put it.
@@ -186,4 +249,5 @@
   for (const b of ui.dialog.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copy(b));
   sync(null);
   if (config.load) runNow({ autoplay: config.load.autoplay, step: config.load.step });
+  global.CollectiveLab.labPage = { player, client, formParams, runKey, apply, setLocked, run: userRun };
 })(window);

@@ -2,8 +2,9 @@
 // the scrubber, the keyboard, and the status line (step k of n, phase, bytes, verified badge).
 //
 // The player owns the cursor. It plays only steps that have arrived (waiting when it catches up
-// with the stream), and it renders through a queue that keeps only the latest request, so
-// fast playback or a dragged scrubber never piles up Plotly redraws.
+// with the stream), and it renders through a queue that keeps only the latest request
+// (CollectiveLab.views.RenderQueue), so fast playback or a dragged scrubber never piles up
+// Plotly redraws.
 //
 // Playback keeps time with a clock, not with a chain of timeouts: step k is due a fixed
 // interval after the step the clock was set at. A chain of setTimeout(stepMs) adds every
@@ -14,23 +15,6 @@
   "use strict";
   const CL = global.CollectiveLab;
   const BASE_STEP_MS = 1000; // one step per second at 1×
-
-  class RenderQueue {
-    constructor(draw) { this.draw = draw; this.pending = null; this.busy = false; }
-    request(flightMs) {
-      this.pending = { flightMs };
-      if (!this.busy) this._drain();
-    }
-    async _drain() {
-      this.busy = true;
-      while (this.pending) {
-        const job = this.pending;
-        this.pending = null;
-        try { await this.draw(job.flightMs); } catch (err) { console.error(err); }
-      }
-      this.busy = false;
-    }
-  }
 
   class Player {
     // options: {views, speed, loop, onSpeed(speed)}
@@ -54,7 +38,7 @@
         speed: q("speed"), scrubber: q("scrubber"), counter: q("counter"), phase: q("phase"),
         bytes: q("bytes"), badge: q("badge"), notice: q("notice"),
       };
-      this.queue = new RenderQueue((flightMs) => this._draw(flightMs));
+      this.queue = new CL.views.RenderQueue((flightMs) => this._draw(flightMs));
       const u = this.ui;
       u.restart.addEventListener("click", () => this.restart());
       u.back.addEventListener("click", () => this.step(-1));
@@ -64,15 +48,14 @@
         u.speed.addEventListener("change", () => {
           this.speed = Number(u.speed.value);
           this.onSpeed(this.speed);
-          if (this.playing && !this.waiting) { // the next step is due one new interval from now
-            this._setClock(performance.now() + this.stepMs);
-            this._tick();
-          }
+          this._reclock();
+          this._control();
         });
       }
       u.scrubber.addEventListener("input", () => {
         this.pause();
         this.seek(Number(u.scrubber.value) - 1, false);
+        this._control();
       });
       document.addEventListener("keydown", (e) => this._key(e));
     }
@@ -80,8 +63,9 @@
     get stepMs() { return BASE_STEP_MS / this.speed; }
 
     // A new run: show its initial state; play as soon as steps arrive if `autoplay`, or else
-    // land on step `step` (as the counter numbers it: 0 is the initial state) once it arrives.
-    attach(run, autoplay, step) {
+    // land on step `step` (as the counter numbers it: 0 is the initial state) once it arrives,
+    // and play on from there if `playing`.
+    attach(run, autoplay, step, playing) {
       this._stop();
       this.notice("");
       this.run = run;
@@ -89,7 +73,33 @@
       this.seek(-1, false);
       this._enable(true);
       if (autoplay) this.play();
-      else if (step > 0) { this.landing = Math.min(step, run.total); this._land(); }
+      else if (step > 0 || playing) this.show(step, playing);
+    }
+
+    // Go to step `step` once it has arrived, then play on if `playing`, the next step one interval
+    // later (as a teacher's player that has just shown it): a class page following its teacher.
+    show(step, playing) {
+      if (!this.run) return;
+      this.pause();
+      this.landing = Math.min(step, this.run.total);
+      this.landPlay = Boolean(playing);
+      this._land();
+    }
+
+    setSpeed(speed) {
+      const option = this.ui.speed && Array.from(this.ui.speed.options).find((o) => Number(o.value) === speed);
+      if (!option || speed === this.speed) return;
+      this.ui.speed.value = option.value;
+      this.speed = speed;
+      this._reclock();
+    }
+
+    // While locked (a class page following its teacher) no button, key or scrubber moves it.
+    setLocked(on) {
+      this.locked = Boolean(on);
+      if (this.ui.speed) this.ui.speed.disabled = this.locked;
+      this._enable(Boolean(this.run));
+      this._status();
     }
 
     loading(text) {
@@ -106,11 +116,7 @@
       this._resumeWaiting();
     }
 
-    finished() {
-      this._status();
-      this._land();
-      this._resumeWaiting();
-    }
+    finished() { this.stepArrived(); }
 
     // A line under the player about the connection; "" hides it.
     notice(text) {
@@ -143,14 +149,14 @@
       this._badge("bad", "simulation failed");
     }
 
-    play() {
+    play(delayMs = 0) {
       if (!this.run) return;
       clearTimeout(this.loopTimer);
       this.landing = null;
       if (this.run.atEnd() && this.run.complete) this.seek(-1, false);
       this.playing = true;
       this._playButton();
-      this._setClock(performance.now()); // the next step is due now
+      this._setClock(performance.now() + delayMs); // the next step is due then
       this._tick();
     }
 
@@ -158,23 +164,29 @@
       this.playing = false;
       this.waiting = false;
       this.landing = null;
+      this.landPlay = false;
       clearTimeout(this.timer);
       clearTimeout(this.loopTimer);
       this._playButton();
     }
 
-    toggle() { if (this.playing) this.pause(); else this.play(); }
+    toggle() {
+      if (this.playing) this.pause(); else this.play();
+      this._control();
+    }
 
     step(delta) {
       if (!this.run) return;
       this.pause();
       this.seek(this.run.cursor + delta, delta > 0);
+      this._control();
     }
 
     restart() {
       if (!this.run) return;
       this.pause();
       this.seek(-1, false);
+      this._control();
     }
 
     // Jump to the last step received so far (the last step, once the run is complete).
@@ -182,6 +194,20 @@
       if (!this.run) return;
       this.pause();
       this.seek(this.run.received - 1, false);
+      this._control();
+    }
+
+    // Tell the page what the user did (a class's teacher drives the room with it).
+    _control() {
+      const detail = { step: this.run ? this.run.cursor + 1 : 0, playing: this.playing, speed: this.speed };
+      this.root.dispatchEvent(new CustomEvent("player:control", { bubbles: true, detail }));
+    }
+
+    // After a change of speed, the next step is due one new interval from now.
+    _reclock() {
+      if (!this.playing || this.waiting) return;
+      this._setClock(performance.now() + this.stepMs);
+      this._tick();
     }
 
     seek(k, animate) {
@@ -246,6 +272,7 @@
         const k = this.landing;
         this.landing = null;
         this.seek(k - 1, false);
+        if (this.landPlay) this.play(this.stepMs);
       }
     }
 
@@ -272,7 +299,7 @@
 
     _enable(on) {
       const u = this.ui;
-      for (const b of [u.restart, u.back, u.play, u.forward, u.scrubber]) b.disabled = !on;
+      for (const b of [u.restart, u.back, u.play, u.forward, u.scrubber]) b.disabled = !on || this.locked;
     }
 
     _playButton() {
@@ -303,6 +330,7 @@
       u.back.disabled = k === 0;
       u.restart.disabled = k === 0;
       u.forward.disabled = run.cursor + 1 >= run.received;
+      if (this.locked) this._enable(false);
       if (u.bytes) {
         u.bytes.textContent = this._bytesText();
         const cost = run.start.cost;
@@ -332,7 +360,7 @@
     }
 
     _key(e) {
-      if (!this.run || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (!this.run || this.locked || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
       const el = e.target;
       const tag = el && el.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || (el && el.isContentEditable)) return;

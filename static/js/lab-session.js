@@ -3,7 +3,7 @@
 //
 // CollectiveLab.labSession(root, options) → {views, player, client, showError}. `root` is the
 // page's [data-role="lab"]; options: {catalog, speed, loop, onSpeed, errorBox, showing, connection}.
-// `showing()` says how a run that starts is first shown, {autoplay, step}. `connection(ok)`, if
+// `showing()` says how a run that starts is first shown, {autoplay, step, playing?}. `connection(ok)`, if
 // given, sees every connect and disconnect first and returns true when it has handled it;
 // otherwise a reconnect clears the notice, and a drop says whether the run will be re-requested.
 (function (global) {
@@ -24,7 +24,7 @@
       start: (run) => {
         showError("");
         const how = options.showing();
-        player.attach(run, how.autoplay, how.step);
+        player.attach(run, how.autoplay, how.step, how.playing);
       },
       step: () => player.stepArrived(),
       done: () => player.finished(),

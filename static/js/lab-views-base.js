@@ -42,5 +42,24 @@
     };
   }
 
-  CL.views = { range, tickStep, layout, isRound, facts };
+  // Draws one at a time and keeps only the latest request: fast playback or a dragged scrubber
+  // never piles up Plotly redraws.
+  class RenderQueue {
+    constructor(draw) { this.draw = draw; this.pending = null; this.busy = false; }
+    request(flightMs) {
+      this.pending = { flightMs };
+      if (!this.busy) this._drain();
+    }
+    async _drain() {
+      this.busy = true;
+      while (this.pending) {
+        const job = this.pending;
+        this.pending = null;
+        try { await this.draw(job.flightMs); } catch (err) { console.error(err); }
+      }
+      this.busy = false;
+    }
+  }
+
+  CL.views = { range, tickStep, layout, isRound, facts, RenderQueue };
 })(window);

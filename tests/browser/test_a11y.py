@@ -35,10 +35,13 @@ PAGES = [
     "/calculators",
     "/embed/allreduce/ring?ranks=4",
     f"/embed/calc/{FIRST_CALC}",
+    "/class",
+    "/class/ACDEFG",  # a student's first view of a class: the name to give
 ]
 READY = {
     "/lab": '[data-role="counter"]',
     "/embed/allreduce/ring?ranks=4": '[data-role="counter"]',
+    "/class/ACDEFG": '[data-role="join-card"]',
 }
 
 
@@ -86,3 +89,33 @@ def test_axe_finds_no_violation(themed, live_server, path):
         assert violations == [], json.dumps(violations, indent=1)
     finally:
         page.close()
+
+
+def test_axe_finds_no_violation_in_a_class(themed, browser, live_server):
+    """The teacher's view and a student's, with a poll open and after its reveal."""
+    theme, context = themed
+    teacher = context.new_page()
+    student_context = browser.new_context(
+        viewport={"width": 390, "height": 844}, color_scheme=theme, bypass_csp=True
+    )
+    try:
+        teacher.goto(f"{live_server.url}/class")
+        teacher.click('[data-role="start"]')
+        teacher.wait_for_selector('[data-role="teacher-bar"]')
+        student = student_context.new_page()
+        student.goto(teacher.url)
+        student.click('[data-role="join-card"] button[type="submit"]')
+        student.wait_for_selector('[data-role="student-bar"]')
+        teacher.click('[data-role="poll-pick"] button[type="submit"]')
+        teacher.locator('.poll-item[data-kind="single"] button').first.click()
+        student.click('[data-role="poll-card"] label[data-option-id]')
+        for page in (teacher, student):
+            assert axe_violations(page) == [], f"{page.url} with a poll open"
+        teacher.click('[data-role="poll-reveal"]')
+        student.wait_for_selector('[data-role="poll-outcome"]')
+        for page in (teacher, student):
+            violations = axe_violations(page)
+            assert violations == [], json.dumps(violations, indent=1)
+    finally:
+        teacher.close()
+        student_context.close()

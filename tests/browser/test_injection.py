@@ -218,6 +218,8 @@ def page_cases() -> list[tuple[str, str, str | None]]:
     quiz = "/quiz?tags={p}&topics={p}&difficulty={p}&count={p}"
     cases.append(("quiz ?tags&topics&difficulty&count", quiz, None))
     cases.append(("home ?any", "/?{p}={p}", None))
+    cases.append(("class ?code", "/class?code={p}", "#join-problem"))
+    cases.append(("class /<code>", "/class/{p}", '[data-role="error-message"]'))
     return cases
 
 
@@ -288,7 +290,13 @@ def test_error_pages_have_the_script_policy_too(http, url):
 
 
 def test_every_html_page_of_the_app_has_the_script_policy(http):
-    samples = {"collective": "allreduce", "algorithm": "ring", "name": "zero", "slug": "primitives"}
+    samples = {
+        "collective": "allreduce",
+        "algorithm": "ring",
+        "name": "zero",
+        "slug": "primitives",
+        "code": "ACK3D7",
+    }
     app = http.application
     checked = 0
     for rule in app.url_map.iter_rules():

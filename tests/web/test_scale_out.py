@@ -14,7 +14,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import pytest
 import redis
@@ -47,10 +49,17 @@ def cluster(redis_server, tmp_path_factory):
     first, so that no test's broadcast races a subscription.
     """
     folders = [tmp_path_factory.mktemp(name) for name in ("a", "b", "c")]
-    processes = together(lambda folder: lab_process(redis_server.url, folder), folders)
+    with running_cluster(redis_server.url, folders) as processes:
+        yield processes
+
+
+@contextmanager
+def running_cluster(queue_url: str, folders) -> Iterator[list[ProductionServer]]:
+    """A process per instance folder on one queue, each subscribed before the first test."""
+    processes = together(lambda folder: lab_process(queue_url, folder), folders)
     try:
         greeters = [Client(p.url) for p in processes]
-        wait_subscribed(redis_server.url, len(processes))
+        wait_subscribed(queue_url, len(processes))
         for g in greeters:
             g.close()
         yield processes

@@ -223,22 +223,28 @@ def lab():
         load = load_on_open(request.args)
     except PageError as error:
         return error_page(error, embed=False)
+    context = lab_context(state, speed)
+    context["config"]["load"] = load
+    return render_template("lab/lab.html", **context)
+
+
+def lab_context(state: SimParams, speed: float) -> dict:
+    """Return what templates/lab/lab.html's form, player and views need (the class page too)."""
     config = page_config(state, speed)
-    config["load"] = load
+    config["load"] = None
     config["by_ranks"] = by_ranks()
-    return render_template(
-        "lab/lab.html",
-        state=config["state"],
-        config=config,
-        algorithms=algorithms_of(state.collective),
-        titles=TITLES,
-        collective_names=collectives(),
-        ops=OPS,
-        op_labels=OP_LABELS,
-        speeds=SPEEDS,
-        rpn_choices=divisors(state.ranks),
-        max_elements=max_elements(state.collective, state.ranks, limits().max_cells),
-    )
+    return {
+        "state": config["state"],
+        "config": config,
+        "algorithms": algorithms_of(state.collective),
+        "titles": TITLES,
+        "collective_names": collectives(),
+        "ops": OPS,
+        "op_labels": OP_LABELS,
+        "speeds": SPEEDS,
+        "rpn_choices": divisors(state.ranks),
+        "max_elements": max_elements(state.collective, state.ranks, limits().max_cells),
+    }
 
 
 @bp.get("/embed/", endpoint="embed_root")
