@@ -239,7 +239,7 @@ def test_a_process_killed_mid_class_loses_no_room(cluster):
         room = a_room(teacher)
         members = [s.call("room_join", {"code": room["code"]})["member_id"] for s in on_c]
         on_b.call("room_join", {"code": room["code"]})
-        drive(teacher, room, 3)
+        before = drive(teacher, room, 3)
         poll_id = teacher.call("poll_open", {**room, "question_id": SINGLE})["poll_id"]
         ids = [o["id"] for o in on_c[0].wait_for("poll")[0]["question"]["options"]]
         answer = {"code": room["code"], "poll_id": poll_id, "answer": ids[0]}
@@ -255,16 +255,17 @@ def test_a_process_killed_mid_class_loses_no_room(cluster):
         ]
         for ack, member in zip(acks, members, strict=True):
             assert ack["ok"] and ack["member_id"] == member and ack["role"] == "student"
-            assert ack["state"]["step"] == 3 and ack["seq"] == on_b.of("room_state")[-1]["seq"]
+            assert ack["state"]["step"] == 3 and ack["seq"] == before
             assert ack["poll"]["poll_id"] == poll_id
         assert acks[0]["poll"]["my_answer"] == ids[0]  # the answer made on C is kept
         assert acks[1]["poll"]["my_answer"] is None
         assert acks[1]["members"] == 3  # the same two members, counted once, and B's
 
+        following = [(s, len(s.of("room_state")) + 1) for s in (*back, on_b)]
         seq = drive(teacher, room, 4)
-        for s in (*back, on_b):
-            assert s.wait_for("room_state")[-1] == {"state": {**acks[0]["state"], "step": 4},
-                                                    "seq": seq}  # fmt: skip
+        for s, count in following:
+            newest = s.wait_for("room_state", count)[-1]
+            assert newest == {"state": {**acks[0]["state"], "step": 4}, "seq": seq}
         changed = {**answer, "answer": ids[1]}
         assert back[0].call("poll_answer", changed) == {"ok": True}  # replaces, not adds
         assert back[1].call("poll_answer", changed) == {"ok": True}
