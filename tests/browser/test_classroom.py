@@ -96,6 +96,16 @@ def join_as_student(page, url: str, name: str) -> None:
     joined(page, "student")
 
 
+def class_of_one(open_page, base_url: str):
+    """Start a class and let one student join it; return (teacher, student) on the same step."""
+    teacher = open_page()
+    code = start_class(teacher, base_url)
+    student = open_page()
+    join_as_student(student, f"{base_url}/class/{code}", "")
+    counter_is(student, counter(teacher))
+    return teacher, student
+
+
 def set_ranks(page, ranks: int) -> None:
     page.eval_on_selector(
         "#ranks",
@@ -285,11 +295,7 @@ def test_a_reload_keeps_the_teacher_in_control_and_a_student_on_the_teachers_ste
 
 
 def test_a_dropped_student_rejoins_and_catches_up(server, open_page):
-    teacher = open_page()
-    code = start_class(teacher, server.url)
-    student = open_page()
-    join_as_student(student, f"{server.url}/class/{code}", "")
-    counter_is(student, counter(teacher))
+    teacher, student = class_of_one(open_page, server.url)
     student.evaluate("() => CollectiveLab.labPage.client.socket.io.engine.close()")
     teacher.click(FORWARD)
     teacher.click(FORWARD)
@@ -309,11 +315,7 @@ def test_a_room_that_does_not_exist_says_so(server, open_page):
 
 
 def test_play_pause_and_speed_are_mirrored(server, open_page):
-    teacher = open_page()
-    code = start_class(teacher, server.url)
-    student = open_page()
-    join_as_student(student, f"{server.url}/class/{code}", "")
-    counter_is(student, counter(teacher))
+    teacher, student = class_of_one(open_page, server.url)
     teacher.select_option('.player [data-role="speed"]', "0.5")  # 2 s a step: time to pause
     student.wait_for_function(
         "() => Number(document.querySelector('.player [data-role=speed]').value) === 0.5"
