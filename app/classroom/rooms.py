@@ -13,6 +13,7 @@ root, ranks_per_node and step, for predict-next-step polls.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from .store import (
 )
 
 CREATE_ATTEMPTS = 20  # 25^6 codes: a clash is rare, twenty in a row means something is wrong
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,13 @@ class Classroom:
         if room.revealed:
             view["result"] = polls.result(room.poll, self.store.tally(room.code))
         return view
+
+    def warm_bank(self) -> None:
+        """Load the bank now, so no poll waits for it; a bank that does not load is met later."""
+        try:
+            self.bank()
+        except BankError:
+            log.warning("classroom: the question bank does not load; polls will say so")
 
     def _bank(self) -> Bank:
         try:

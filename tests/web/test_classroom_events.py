@@ -8,6 +8,8 @@ across two app instances sharing a real Redis is in test_classroom_redis.py.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from app import create_app
@@ -373,3 +375,28 @@ def test_an_app_after_one_with_a_message_queue_has_no_queue_of_its_own(redis_url
     assert not isinstance(socketio.server.manager, PubSubManager)
     assert type(plain.extensions["classroom"].store).__name__ == "MemoryStore"
     assert type(queued.extensions["classroom"].store).__name__ == "RedisStore"
+
+
+def test_the_first_member_on_a_process_loads_the_bank_before_any_poll():
+    """A second process behind Redis once loaded the bank on its first answer: a slow tally."""
+    app = create_app(TEST_CONFIG)
+    classroom = app.extensions["classroom"]
+    loaded = threading.Event()
+    real_bank = classroom.bank
+
+    def bank():
+        loaded.set()
+        return real_bank()
+
+    classroom.bank = bank
+    teacher = Member(app)
+    try:
+        ack = teacher.emit("room_create", {})
+        assert not loaded.is_set()  # a room alone is not a class on this process yet
+        joined = teacher.emit(
+            "room_join", {"code": ack["code"], "teacher_token": ack["teacher_token"]}
+        )
+        assert joined["ok"] is True, joined
+        assert loaded.wait(30), "the bank was not loaded after the first member joined"
+    finally:
+        teacher.close()

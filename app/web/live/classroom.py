@@ -139,7 +139,7 @@ class _Handlers:
         )
         self.members: dict[str, Joined] = {}  # sid -> its place, for this process's connections
         self._lock = threading.Lock()  # one drive stored and emitted at a time: seq in order
-        self._beating = False
+        self._started = False
 
     # -- events -------------------------------------------------------------------------------
 
@@ -152,7 +152,7 @@ class _Handlers:
     def room_join(self, sid: str, data: object) -> dict:
         data = fields(data, "room_join", ("code", "name", "teacher_token", "member_id"))
         self.join_rate.take(sid)
-        self._beat()
+        self._start_with_first_member()
         joined = self.classroom.join(
             sid,
             data.get("code"),
@@ -313,16 +313,21 @@ class _Handlers:
         environ = self.server.get_environ(sid, NAMESPACE) or {}
         return environ.get("REMOTE_ADDR") or "unknown"
 
-    def _beat(self) -> None:
-        """Start this process's heartbeat with its first member (see app/classroom/store.py)."""
-        if self._beating:
+    def _start_with_first_member(self) -> None:
+        """Start this process's heartbeat (see app/classroom/store.py) and load the quiz bank.
+
+        The bank loads in the background so the first poll answered on this process does not
+        wait for it: on a second process behind Redis that wait was most of a poll's latency.
+        """
+        if self._started:
             return
         self.classroom.heartbeat()  # the first beat before the first member counts
         with self._lock:
-            if self._beating:
+            if self._started:
                 return
-            self._beating = True
+            self._started = True
         self.server.start_background_task(self._beat_forever)
+        self.server.start_background_task(self.classroom.warm_bank)
 
     def _beat_forever(self) -> None:
         while True:
