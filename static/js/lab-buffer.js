@@ -150,6 +150,7 @@
         const [r, c] = this.selected;
         shapes.push(this._rect(r, c, { color: t.fg, width: 3 }));
       }
+      this.el.dataset.selected = this.selected ? this.selected.join(",") : "";
       const trace = Object.assign({}, this.trace, { z: this.z, text: this.text });
       const layout = Object.assign({}, this.layout, { shapes });
       await global.Plotly.react(this.el, [trace], layout, CL.CHART_CONFIG);

@@ -15,6 +15,7 @@
   "use strict";
   const CL = global.CollectiveLab;
   const BASE_STEP_MS = 1000; // one step per second at 1×
+  const REDUCED_MOTION = global.matchMedia ? global.matchMedia("(prefers-reduced-motion: reduce)") : null;
 
   class Player {
     // options: {views, speed, loop, onSpeed(speed)}
@@ -220,7 +221,10 @@
       this.queue.request(flight);
     }
 
+    // How long the chunks of one step fly; 0 (no flight, the step just changes) for a reader
+    // who asked for less motion.
     _flightMs() {
+      if (REDUCED_MOTION && REDUCED_MOTION.matches) return 0;
       const ms = Math.min(650, this.stepMs * 0.55);
       return ms >= 90 ? ms : 0;
     }

@@ -1,8 +1,9 @@
 // The lab's views of one run together: topology, buffer grid, link traffic, bytes per rank, the
 // cell inspector and the legend, each in its own file (lab-views-base.js lists them). Views
 // resets them for a new run, draws the run's cursor in all of them, keeps the inspector on the
-// cell the learner picked or on what each step changed, and redraws on a theme switch or when
-// a plot's box changes size.
+// cell the learner picked or on what each step changed, says the step (and the picked cell) in
+// words, keeps the figures' tables, moves the picked cell with the arrow keys while the grid or
+// its table has focus, and redraws on a theme switch or when a plot's box changes size.
 //
 // Views draw the run's state at its cursor; they compute nothing the engine is the authority for.
 (function (global) {
@@ -16,6 +17,9 @@
     hypercube: "hypercube (pairs differ in one bit)", circulant: "circulant: distances 1, 2, 4, …",
     hierarchical: "nodes with GPUs inside", complete: "every rank to every rank",
   };
+
+  // Arrow keys in the buffer grid: [rows, columns] to move the picked cell.
+  const GRID_MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
   // Whether `el` is on the page with a box Plotly can measure.
   function isDisplayed(el) {
@@ -62,6 +66,9 @@
       this.inspector = q("inspector") ? new V.Inspector(q("inspector"), (r, c) => this.select(r, c)) : null;
       this.buffer = new V.BufferView(q("buffer"), (r, c) => this.select(r, c));
       this.traffic = q("traffic") ? new V.TrafficView(q("traffic"), q("rank-bytes")) : null;
+      this.narration = new V.Narration(root);
+      this.tables = new V.Tables(root);
+      for (const el of [q("buffer"), q("grid-table")]) if (el) this._gridKeys(el);
       this.topologySub = q("topology-sub");
       this.bufferSub = q("buffer-sub");
       this.run = null;
@@ -139,8 +146,10 @@
         if (checked) this.traffic.mode = checked.value;
       }
       fillLegend(document, run, this.facts, this.buffer.goal.length > 0);
+      this.narration.reset(run, this.facts);
+      this.tables.reset(run, this.buffer);
+      this.pinned = false;
       if (this.inspector) {
-        this.pinned = false;
         this.select(this.facts.rootOutput ? run.start.root : 0, 0, false, false);
       }
       const topo = (run.start.layout.topology || {}).kind || "complete";
@@ -152,10 +161,13 @@
 
     // Draw the run's cursor: topology first (with chunks in flight), then the grids.
     async render(flightMs, onDrawn) {
+      this.narration.step(); // as the chunks start to fly
       await this.topology.render(flightMs, onDrawn);
       this.buffer.update(this.dirty);
       this.dirty.clear();
       if (this.inspector && !this.pinned) this._follow();
+      this.narration.cell(this.pinned ? this.buffer.selected : null);
+      this.tables.render();
       const work = [this.buffer.render()];
       if (this.traffic) work.push(this.traffic.render());
       await Promise.all(work);
@@ -178,11 +190,37 @@
     }
 
     // A cell picked by the learner (click or the selects) stays until the next run.
+    // Returns what the step did to that cell, in words ("" while the inspector only follows).
     select(r, c, draw = true, pin = true) {
       if (pin) this.pinned = true;
       this.buffer.selected = [r, c];
       if (this.inspector) this.inspector.show(r, c, this.pinned);
-      if (draw) this.buffer.render();
+      const sentence = this.narration.cell(this.pinned ? [r, c] : null);
+      if (draw) {
+        this.tables.render();
+        this.buffer.render();
+      }
+      return sentence;
+    }
+
+    // While the grid (or its table) has focus, the arrow keys move the picked cell and the
+    // sentence about it is read out; the player's step keys see them as handled. Esc hands the
+    // arrows back to the player.
+    _gridKeys(el) {
+      el.addEventListener("keydown", (e) => {
+        if (!this.run || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+        if (e.key === "Escape") {
+          el.blur();
+          return;
+        }
+        const move = GRID_MOVES[e.key];
+        if (!move) return;
+        e.preventDefault();
+        const [r, c] = this.buffer.selected || [0, 0];
+        const clamp = (x, n) => Math.max(0, Math.min(n - 1, x));
+        const sentence = this.select(clamp(r + move[0], this.run.p), clamp(c + move[1], this.buffer.cols));
+        this.narration.announce(sentence);
+      });
     }
   }
 

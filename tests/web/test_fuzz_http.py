@@ -76,7 +76,7 @@ COST_BASE = {
 QUIZ_FIELDS = ("mode", "topics", "kinds", "difficulty", "ids", "count", "lesson")
 LAB_FIELDS = ("collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node")
 LAB_FIELDS += ("speed",)
-EMBED_FIELDS = (*LAB_FIELDS[2:], "autoplay", "loop", "theme")
+EMBED_FIELDS = (*LAB_FIELDS[2:], "autoplay", "loop", "narrate", "theme")
 
 
 # -- what each endpoint takes ---------------------------------------------------------------------

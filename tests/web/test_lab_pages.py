@@ -258,9 +258,30 @@ def test_embed_has_minimal_chrome_and_a_way_to_the_full_lab(client):
         assert part in link["href"]
     assert link["target"] == "_blank"
     config = page.config()
-    assert config["embed"] == {"autoplay": True, "loop": True, "theme": "light"}
+    assert config["embed"] == {"autoplay": True, "loop": True, "narrate": True, "theme": "light"}
     assert config["state"]["op"] == "max"
     assert not page.find_all("form", id="lab-form")
+
+
+def test_embed_shows_the_narration_unless_narrate_is_0(client):
+    def box(url):
+        page = get(client, url)
+        return page.config()["embed"]["narrate"], page.one("div", **{"data-role": "narration-box"})
+
+    for url in ("/embed/allreduce/ring", "/embed/allreduce/ring?narrate=1"):
+        narrate, shown = box(url)
+        assert narrate is True and "hidden" not in shown["attrs"], url
+    narrate, shown = box("/embed/allreduce/ring?narrate=0")
+    assert narrate is False and "hidden" in shown["attrs"]
+    # the screen reader's live region stays whatever the host page shows
+    page = get(client, "/embed/allreduce/ring?narrate=0")
+    assert page.one("div", **{"data-role": "announce"})["attrs"]["aria-live"] == "polite"
+
+
+def test_embed_narrate_must_be_0_or_1(client):
+    page = get(client, "/embed/allreduce/ring?narrate=maybe", 400)
+    message = page.one("p", **{"data-role": "error-message"})["text"]
+    assert message == "narrate must be 1 or 0; got 'maybe'"
 
 
 def test_embed_follows_the_theme(client):
@@ -278,6 +299,7 @@ def test_embed_follows_the_theme(client):
         ("/embed/allreduce/ring?ranks=100", 400, "ranks"),
         ("/embed/allreduce/ring?theme=blue", 400, "theme"),
         ("/embed/allreduce/ring?autoplay=maybe", 400, "autoplay"),
+        ("/embed/allreduce/ring?narrate=2", 400, "narrate"),
         ("/embed/allreduce/ring?speed=fast", 400, "speed"),
     ],
 )

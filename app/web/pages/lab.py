@@ -109,8 +109,9 @@ def _speed(args) -> float:
     return value
 
 
-def _flag(args, name: str) -> bool:
-    raw = args.get(name, "0").lower()
+def _flag(args, name: str, default: bool = False) -> bool:
+    """Read a 0/1 query flag; left out or empty, it is `default`."""
+    raw = (args.get(name) or ("1" if default else "0")).lower()
     if raw in ("1", "true", "yes", "on"):
         return True
     if raw in ("", "0", "false", "no", "off"):
@@ -264,13 +265,14 @@ def embed(collective: str, algorithm: str):
         speed = _speed(request.args)
         autoplay = _flag(request.args, "autoplay")
         loop = _flag(request.args, "loop")
+        narrate = _flag(request.args, "narrate", default=True)  # the sentence under the player
         theme = request.args.get("theme") or "light"
         if theme not in ("light", "dark"):
             raise PageError(400, f"theme must be light or dark; got {theme!r}")
     except PageError as error:
         return error_page(error, embed=True)
     config = page_config(state, speed)
-    config["embed"] = {"autoplay": autoplay, "loop": loop, "theme": theme}
+    config["embed"] = {"autoplay": autoplay, "loop": loop, "narrate": narrate, "theme": theme}
     lab_url = url_for(
         "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query()
     )
@@ -282,4 +284,5 @@ def embed(collective: str, algorithm: str):
         theme=theme,
         theme_fixed=True,  # the host page chose it (?theme=); the reader's toggle is not shown
         lab_url=lab_url,
+        narrate=narrate,
     )

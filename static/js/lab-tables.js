@@ -1,0 +1,94 @@
+// The figures' text alternatives: this step's transfers (from, to, chunk, op, elements, bytes)
+// and the buffer grid (rank rows × chunk columns, each cell "k/p"), as real tables a screen
+// reader can walk, each behind a "… as a table" disclosure and filled only while it is open
+// (a 64-rank grid is 4,096 cells: no point building it on every step nobody reads).
+//
+// The grid's table is a second way into the grid, not a copy with a life of its own: its cells
+// are the buffer view's own counts, and the cell picked in the grid is the one marked here.
+(function (global) {
+  "use strict";
+  const CL = global.CollectiveLab;
+  const P = CL.palette;
+  const V = CL.views;
+  const MAX_TRANSFER_ROWS = 256; // a direct all-to-all step on 64 ranks has 4,032
+
+  const TEXT = {
+    transfersCaption: (k, n, phase, count) => (k === 0
+      ? `Before the first step of ${n}: no transfers yet.`
+      : `Transfers in step ${k} of ${n}${phase ? ` (${phase})` : ""}: ${count}.`),
+    transfersHead: ["From", "To", "Chunk", "Op", "Elements", "Bytes"],
+    transfersLeft: (n) => `and ${n} more transfers in this step, not listed`,
+    gridCaption: (k, n, full, a2a) => `Buffers ${k === 0 ? "before the first step" : `after step ${k} of ${n}`}: `
+      + (a2a ? "for each rank, how many of the blocks meant for each destination it holds."
+        : full > 1 ? `for each rank and chunk, how many of the ${full} contributions that copy holds.`
+          : "for each rank and chunk, whether that rank holds it (1/1)."),
+    rankHead: "Rank",
+    column: (c, a2a) => (a2a ? `for r${c}` : P.chunkLabel(c)),
+    empty: "empty",
+    selected: "(selected)",
+  };
+
+  class Tables {
+    constructor(root) {
+      const q = (role) => root.querySelector(`[data-role="${role}"]`);
+      this.transfersEl = q("transfers-table");
+      this.gridEl = q("grid-table");
+      this.run = null;
+      for (const d of [q("transfers-details"), q("grid-details")]) {
+        if (d) d.addEventListener("toggle", () => this.render());
+      }
+    }
+
+    reset(run, buffer) {
+      this.run = run;
+      this.buffer = buffer;
+    }
+
+    // Refill the tables that are open.
+    render() {
+      if (!this.run) return;
+      if (this._open(this.transfersEl)) this.transfersEl.innerHTML = this._transfers();
+      if (this._open(this.gridEl)) this.gridEl.innerHTML = this._grid();
+    }
+
+    _open(el) { return Boolean(el && el.closest("details").open); }
+
+    _transfers() {
+      const run = this.run, i = run.cursor, esc = CL.escapeHtml;
+      const list = i < 0 ? [] : run.steps[i].transfers;
+      const caption = TEXT.transfersCaption(i + 1, run.total, i < 0 ? "" : run.phase(i), list.length);
+      if (!list.length) return `<p class="small">${esc(caption)}</p>`;
+      const rows = list.slice(0, MAX_TRANSFER_ROWS).map((t) => `<tr><td>r${t.src}</td><td>r${t.dst}</td>`
+        + `<td>${esc(P.chunkLabel(t.chunk))}</td><td>${esc(t.op)}</td><td>${t.elements}</td>`
+        + `<td>${esc(CL.formatBytes(t.elements * run.itemsize))}</td></tr>`).join("");
+      const left = list.length - MAX_TRANSFER_ROWS;
+      const foot = left > 0 ? `<p class="muted small">${esc(TEXT.transfersLeft(left))}</p>` : "";
+      const head = TEXT.transfersHead.map((h) => `<th scope="col">${h}</th>`).join("");
+      return `<table class="data-table" data-role="transfers-rows"><caption class="visually-hidden">${esc(caption)}</caption>`
+        + `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>${foot}`;
+    }
+
+    _grid() {
+      const run = this.run, b = this.buffer, a2a = b.a2a, full = b.zmax;
+      const sel = b.selected || [-1, -1];
+      const head = `<th scope="col">${TEXT.rankHead}</th>`
+        + V.range(b.cols).map((c) => `<th scope="col">${CL.escapeHtml(TEXT.column(c, a2a))}</th>`).join("");
+      const body = V.range(run.p).map((r) => {
+        const cells = V.range(b.cols).map((c) => {
+          const z = b.z[r][c];
+          const text = z === null ? TEXT.empty : `${z}/${full}`;
+          const picked = r === sel[0] && c === sel[1];
+          return picked
+            ? `<td class="selected" aria-current="true">${text} <span class="visually-hidden">${TEXT.selected}</span></td>`
+            : `<td>${text}</td>`;
+        }).join("");
+        return `<tr><th scope="row">r${r}</th>${cells}</tr>`;
+      }).join("");
+      const caption = TEXT.gridCaption(run.cursor + 1, run.total, full, a2a);
+      return `<table class="data-table grid-table" data-role="grid-rows"><caption class="visually-hidden">${CL.escapeHtml(caption)}</caption>`
+        + `<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    }
+  }
+
+  V.Tables = Tables;
+})(window);
