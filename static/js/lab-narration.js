@@ -17,7 +17,7 @@
     // before the first step, from sim_start
     start: (name, who, total) => `Before the first step: ${who}. ${name} takes ${total} ${total === 1 ? "step" : "steps"} from here.`,
     everyRank: (p, elements, chunks) => `each of the ${p} ranks holds only its own input, ${elements} ${elements === 1 ? "element" : "elements"} in ${chunks} ${chunks === 1 ? "chunk" : "chunks"}`,
-    someRanks: (ranks) => `only ${ranks} ${ranks.includes(" and ") ? "hold" : "holds"} data; the other ranks start empty`,
+    someRanks: (ranks, n) => `only ${ranks} ${n === 1 ? "holds" : "hold"} data; the other ranks start empty`,
     // a step that came without narration (a server older than the narration)
     bare: (k, n, phase) => `Step ${k} of ${n}${phase ? ` (${phase})` : ""}.`,
     // a cell: "Rank 2's chunk C"; all_to_all: "Rank 2's blocks for rank 3"
@@ -63,8 +63,8 @@
   function startSentence(run) {
     const s = run.start;
     const holding = [...new Set(s.initial_state.map((cell) => cell.rank))].sort((a, b) => a - b);
-    const who = holding.length === run.p ? TEXT.everyRank(run.p, s.elements, run.C) : TEXT.someRanks(rankList(holding));
-    const name = `${s.collective} (${s.algorithm.replace(/_/g, " ")})`;
+    const who = holding.length === run.p ? TEXT.everyRank(run.p, s.elements, run.C) : TEXT.someRanks(rankList(holding), holding.length);
+    const name = `${s.collective} (${s.algorithm})`.replace(/_/g, " ");
     return TEXT.start(capital(name), who, run.total);
   }
 

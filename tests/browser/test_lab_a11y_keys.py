@@ -50,7 +50,8 @@ def chunk_label(c: int) -> str:
 
 def open_ring(page, live_server) -> dict:
     """Open the lab on the 4-rank ring, wait for its whole run, and return its trace."""
-    doc = open_ring(page, live_server)
+    doc = simulate(live_server, RING)
+    open_lab(page, live_server, RING, doc["total_steps"])
     return doc
 
 
