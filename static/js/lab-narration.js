@@ -16,7 +16,7 @@
   const TEXT = {
     // before the first step, from sim_start
     start: (name, who, total) => `Before the first step: ${who}. ${name} takes ${total} ${total === 1 ? "step" : "steps"} from here.`,
-    everyRank: (p, elements, chunks) => `each of the ${p} ranks holds only its own input, ${elements} ${elements === 1 ? "element" : "elements"} in ${chunks} ${chunks === 1 ? "chunk" : "chunks"}`,
+    everyRank: (p, elements) => `each of the ${p} ranks holds only its own input of ${elements} ${elements === 1 ? "element" : "elements"}`,
     someRanks: (ranks, n) => `only ${ranks} ${n === 1 ? "holds" : "hold"} data; the other ranks start empty`,
     // a step that came without narration (a server older than the narration)
     bare: (k, n, phase) => `Step ${k} of ${n}${phase ? ` (${phase})` : ""}.`,
@@ -31,7 +31,7 @@
     combine: { sum: "added", avg: "added", prod: "multiplied in", max: "took the maximum with", min: "took the minimum with" },
     combined: (senders, one, r, verb) => `${senders} sent ${one ? "its copy" : "their copies"} and rank ${r} ${verb} ${one ? "it" : "them"}`,
     copied: (senders, one, r) => `${senders} sent ${one ? "its copy" : "their copies"} and rank ${r} stored ${one ? "it" : "them"}`,
-    arrived: (senders, r) => `${senders} sent it and rank ${r} now has it`,
+    arrived: (senders, r, origin) => `${senders} sent it and rank ${r} now has it (rank ${origin}'s data)`,
     sentOn: (receivers) => `it sent its copy to ${receivers}`,
     alsoSent: (receivers) => `it also sent its copy to ${receivers}`,
     local: "it changed without a transfer to it",
@@ -63,7 +63,7 @@
   function startSentence(run) {
     const s = run.start;
     const holding = [...new Set(s.initial_state.map((cell) => cell.rank))].sort((a, b) => a - b);
-    const who = holding.length === run.p ? TEXT.everyRank(run.p, s.elements, run.C) : TEXT.someRanks(rankList(holding), holding.length);
+    const who = holding.length === run.p ? TEXT.everyRank(run.p, s.elements) : TEXT.someRanks(rankList(holding), holding.length);
     const name = `${s.collective} (${s.algorithm})`.replace(/_/g, " ");
     return TEXT.start(capital(name), who, run.total);
   }
@@ -101,7 +101,7 @@
     if (into.length) {
       const senders = rankList(into.map((t) => t.src)), one = new Set(into.map((t) => t.src)).size === 1;
       const reduced = into.some((t) => t.op === "reduce");
-      if (full === 1) parts.push(TEXT.arrived(senders, r));
+      if (full === 1) parts.push(TEXT.arrived(senders, r, now && now.holders.length ? now.holders[0] : into[0].src));
       else if (reduced) parts.push(TEXT.combined(senders, one, r, TEXT.combine[run.start.op] || "combined"));
       else parts.push(TEXT.copied(senders, one, r));
     } else if (changed) parts.push(TEXT.local);
@@ -111,7 +111,7 @@
     }
     if (!parts.length) return `${name}: ${TEXT.unchanged}; ${holding}.`;
     if (changed && full > 1 && k) parts.push(TEXT.holds(k, full));
-    else if (!changed || full === 1 || !k) parts.push(holding);
+    else if (!(into.length && full === 1)) parts.push(holding); // an arrival says whose data it is
     return `${name}: ${parts.join("; ")}.`;
   }
 
