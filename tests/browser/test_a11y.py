@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from app.costs.calculators import CALCULATORS
 from tests.conftest import require
@@ -169,3 +170,34 @@ def test_axe_finds_no_violation_in_a_class(themed, browser, live_server):
     finally:
         teacher.close()
         student_context.close()
+
+
+QUIZ_KINDS = ("single", "multiple", "numeric", "explain", "predict", "order", "match")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_no_violation_in_each_state_of_the_quiz(light_context, live_server, theme):
+    """A question of every kind, its feedback, and the results with their chart."""
+    from tests.browser.test_quiz import answer_with_keyboard
+
+    page = light_context.new_page()
+    try:
+        page.goto(f"{live_server.url}/quiz")
+        if theme == "dark":
+            switch_theme(page, theme)
+        for kind in QUIZ_KINDS:
+            begin = f"new URLSearchParams('kinds={kind}&count=1')"
+            page.evaluate(f"CollectiveLab.quizPage.begin({begin})")
+            expect(page.locator(f'.question-card[data-kind="{kind}"]')).to_be_visible()
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: a {kind} question " + json.dumps(violations)
+            answer_with_keyboard(page)
+            expect(page.locator(".feedback .verdict")).to_be_visible()
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: {kind} feedback " + json.dumps(violations)
+            page.keyboard.press("n")
+            expect(page.locator(".results-chart .main-svg").first).to_be_visible(timeout=30_000)
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: results " + json.dumps(violations)
+    finally:
+        page.close()
