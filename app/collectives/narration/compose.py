@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 from ..trace import Trace, chunk_label
 from .facts import Progress, Run, View
 from .shapes import Bruck, Chain, Complete, Hierarchical, Hypercube, Ring, Shape
@@ -28,6 +30,8 @@ class Narrator:
         self.words = Words(language)
         self.shape = SHAPES[trace.topology["kind"]]()
         self.unit = self._unit(trace)
+        self._said: dict[tuple, str] = {}
+        self._keys_found: dict[tuple[str, str], str | None] = {}
         topology = trace.topology
         self.base = {
             "p": run.p,
@@ -60,7 +64,14 @@ class Narrator:
     # -- phrases the shapes use ----------------------------------------------------------
 
     def say(self, key: str, n: int | None = None, **fields) -> str:
-        return self.words.say(key, n, **{**self.base, **fields})
+        """Fill template `key` with the run's fields and `fields`. Remembered: most phrases
+        ("every rank", "1 chunk (32 bytes)", the why of a part) repeat from step to step, and
+        filling templates is most of the narration's cost."""
+        memo = (key, n, *fields.items())
+        text = self._said.get(memo)
+        if text is None:
+            text = self._said[memo] = self.words.say(key, n, **{**self.base, **fields})
+        return text
 
     def has(self, key: str) -> bool:
         return key in self.words.table
@@ -80,7 +91,9 @@ class Narrator:
         sizes = self.words.sizes(v.sizes())
         if self.run.trace.chunk_count == 1:
             return self.say("amount", count=self.say("whole vector", n=many), size=sizes)
-        return self.say("amount", count=self.words.count(self.unit, v.counts()), size=sizes)
+        counts = v.counts()
+        count = self.words.count(self.unit, (min(counts), max(counts)))
+        return self.say("amount", count=count, size=sizes)
 
     def verb(self, v: View, many: int) -> str:
         """What the receiver does: combine with the run's op, or keep a copy."""
@@ -103,7 +116,7 @@ class Narrator:
     def _step(self, v: View, kind: str, end: int, progress: Progress) -> str:
         fields = self.shape.fields(self, v)
         what = self.shape.what(self, v, kind)
-        why = self._first_of(self._keys("why", kind), **fields)
+        why = self._lookup("why", kind, fields)
         parts = [self.say("because", what=what, why=why) if why else what]
         last = v.index == self.run.n - 1
         if v.index == 0:
@@ -118,7 +131,7 @@ class Narrator:
 
     def _outlook(self, v: View, kind: str, end: int, progress: Progress, fields: dict) -> str:
         now = self._progress(v, progress)
-        goal = self._first_of(self._keys("goal", kind), **fields)
+        goal = self._lookup("goal", kind, fields)
         if not goal:
             return now
         if end == v.index:
@@ -138,8 +151,13 @@ class Narrator:
             f"{prefix} {kind}",
         ]
 
-    def _first_of(self, keys: list[str], **fields) -> str:
-        key = next((k for k in keys if self.has(k)), None)
+    def _lookup(self, prefix: str, kind: str, fields: dict) -> str:
+        """Say the most specific `why` or `goal` template for `kind` ("" if there is none)."""
+        memo = (prefix, kind)
+        if memo not in self._keys_found:
+            keys = self._keys(prefix, kind)
+            self._keys_found[memo] = next((k for k in keys if self.has(k)), None)
+        key = self._keys_found[memo]
         return self.say(key, **fields) if key else ""
 
     def _start(self) -> str:
@@ -168,12 +186,12 @@ class Narrator:
             root = self.run.trace.root
             total = self.say(self.unit, n=len(outputs[root]))
             return self.say("root has", r=root, k=progress.final(root), total=total)
-        growing = [d for _, d in v.messages if len(outputs[d]) > 1]
+        growing = list(islice((d for _, d in v.messages if len(outputs[d]) > 1), 3))
         if not growing:
             total = sum(1 for out in outputs if out)
             return self.say("ranks final", k=progress.finished(), t=total)
         # Follow a rank still short of its result, if this step left one.
-        for dst in growing[:3]:
+        for dst in growing:
             k = progress.final(dst)
             if k < len(outputs[dst]):
                 break

@@ -10,7 +10,7 @@ not a `holdings_at` per step.
 from __future__ import annotations
 
 from collections import Counter
-from operator import eq, itemgetter
+from operator import eq, itemgetter, sub
 
 from ..layouts import COLLECTIVES, full_mask, receives_output
 from ..trace import Step, Trace
@@ -84,7 +84,8 @@ class View:
 
     def shifts(self, p: int) -> set[int]:
         """The distances (dst - src) mod p of every message."""
-        return {(dst - src) % p for src, dst in self.messages}
+        gaps = map(sub, map(_DST, self.messages), map(_SRC, self.messages))
+        return set(map(p.__rmod__, gaps))
 
 
 _PAIR = itemgetter(0, 1)

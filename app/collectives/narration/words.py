@@ -20,6 +20,7 @@ class Words:
 
     def __init__(self, language: str = "en") -> None:
         self.table, self.phases = LANGUAGES[language]
+        self._sizes: dict[int, str] = {}
 
     def say(self, key: str, n: int | None = None, shown: str | None = None, **fields) -> str:
         """Fill template `key`; a (one, many) pair is chosen by `n` (1 means one), and `{n}`
@@ -70,6 +71,12 @@ class Words:
 
     def size(self, nbytes: int) -> str:
         """Write a byte count plainly: "48 bytes", "4.096 kB", "1.049 MB" (decimal units)."""
+        text = self._sizes.get(nbytes)
+        if text is None:
+            text = self._sizes[nbytes] = self._size(nbytes)
+        return text
+
+    def _size(self, nbytes: int) -> str:
         for key, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
             if nbytes >= scale:
                 return self.say(key, x=f"{nbytes / scale:.4g}")
