@@ -400,3 +400,26 @@ def test_the_first_member_on_a_process_loads_the_bank_before_any_poll():
         assert loaded.wait(30), "the bank was not loaded after the first member joined"
     finally:
         teacher.close()
+
+
+def test_a_lost_store_is_logged_once_and_again_when_it_is_back(caplog):
+    """A Redis down for an hour once logged every heartbeat: a line every ten seconds."""
+    from app.classroom.store import StoreUnavailable
+    from app.web.live.classroom import beat
+
+    class Store:
+        up = True
+
+        def heartbeat(self):
+            if not self.up:
+                raise StoreUnavailable("the classroom store (Redis) is unavailable")
+
+    store = Store()
+    failing = False
+    for up in (True, False, False, False, True, True, False):
+        store.up = up
+        failing = beat(store, failing)
+        assert failing is not up
+    said = [r.getMessage() for r in caplog.records if "heartbeat" in r.getMessage()]
+    assert len(said) == 3, said
+    assert "unavailable" in said[0] and "reachable again" in said[1] and "unavailable" in said[2]

@@ -330,9 +330,20 @@ class _Handlers:
         self.server.start_background_task(self.classroom.warm_bank)
 
     def _beat_forever(self) -> None:
+        failing = False
         while True:
             self.server.sleep(HEARTBEAT_EVERY_S)
-            try:
-                self.classroom.heartbeat()
-            except StoreUnavailable as e:
-                log.warning("classroom heartbeat: %s", e)
+            failing = beat(self.classroom, failing)
+
+
+def beat(classroom: Classroom, failing: bool) -> bool:
+    """Beat once; return whether the store is failing. Log only when it is lost and found."""
+    try:
+        classroom.heartbeat()
+    except StoreUnavailable as e:
+        if not failing:
+            log.warning("classroom heartbeat: %s (said once until it is back)", e)
+        return True
+    if failing:
+        log.warning("classroom heartbeat: the store is reachable again")
+    return False
