@@ -35,7 +35,8 @@
       this.layer.addEventListener("keydown", (e) => this._key(e));
       this.shape = null; // "p×cols" the buttons were built for
       this.focusKey = 0;
-      this.bound = false;
+      this.bound = false; // placed after each draw of the heatmap
+      this.waiting = null; // until its first draw: a MutationObserver
     }
 
     // Build the buttons for this run's grid (rank × chunk, or rank × destination).
@@ -108,10 +109,7 @@
     // Lay the layer over the heatmap's plot area (after every Plotly draw and resize).
     place() {
       const el = this.view.el, size = el._fullLayout && el._fullLayout._size;
-      if (el.on && !this.bound) {
-        this.bound = true;
-        el.on("plotly_afterplot", () => { if (!this.layer.hidden) this.place(); });
-      }
+      this._follow();
       if (!size) return;
       const s = this.layer.style;
       s.left = `${el.offsetLeft + size.l}px`;
@@ -120,6 +118,21 @@
       s.height = `${size.h}px`;
       const cellPx = Math.min(size.w / this.cols, size.h / (this.layer.children.length / this.cols));
       this.layer.classList.toggle("tiny", cellPx < 16);
+    }
+
+    // Place the layer again after every draw of the heatmap. Plotly gives the plot its events at
+    // its first draw, which may come after the first question (the views draw one at a time).
+    _follow() {
+      const el = this.view.el;
+      if (this.bound) return;
+      if (el.on) {
+        this.bound = true;
+        if (this.waiting) this.waiting.disconnect();
+        el.on("plotly_afterplot", () => { if (!this.layer.hidden) this.place(); });
+      } else if (!this.waiting) {
+        this.waiting = new MutationObserver(() => { if (el.on) this.place(); });
+        this.waiting.observe(el, { childList: true });
+      }
     }
 
     _click(e) {

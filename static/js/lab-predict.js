@@ -36,10 +36,14 @@
       this.run = null;
       this.frontier = -1;
       this.score = new R.Score();
-      this.player.limit = () => (this.active ? this.frontier : Infinity);
+      // A class page following its teacher (locked) is never held back.
+      this.player.limit = () => (this.active && !this.player.locked ? this.frontier : Infinity);
       this.player.root.addEventListener("player:status", () => this.update());
       this.player.root.addEventListener("player:restart", () => { if (this.active) this._attempt(-1); });
       this.ui.toggle.addEventListener("change", () => this.set(this.ui.toggle.checked, true));
+      // A mouse click leaves the focus on the switch, where Space and the arrows are its own; give
+      // the player's keys back (as the lab's Run button does). The keyboard's focus stays.
+      this.ui.toggle.addEventListener("click", (e) => { if (e.detail > 0) setTimeout(() => this.ui.toggle.blur(), 0); });
       this.ui.go.addEventListener("click", () => this.go());
       document.addEventListener("keydown", (e) => this._key(e));
       this.set(Boolean(options.on), false);
@@ -86,7 +90,7 @@
       if (this.shown && this.shown.index !== run.cursor) this.shown = null;
       const next = run.cursor + 1;
       if (this.shown) this._showResult(this.shown);
-      else if (next >= run.total) this._showEnd();
+      else if (next >= run.total || (next >= run.received && run.error)) this._showEnd();
       else if (next <= this.frontier) this._showGraded();
       else if (next >= run.received) this._showWaiting(next);
       else this._ask(next);
@@ -144,7 +148,7 @@
 
     _showEnd() {
       const run = this.run;
-      this._say(run.complete ? this._summary() : "This run ended early.");
+      this._say(run.complete ? this._summary() : "The run stopped before this step: nothing more to predict.");
       this._button("Restart", false);
       this._senders(null);
       this.grid.hide();

@@ -306,3 +306,6 @@ def test_predict_mode_is_passed_to_the_page_and_the_toggle_is_there(client, url,
     assert page.config()["predict"] is on
     assert page.find_all("input", **{"data-role": "predict-toggle"})
     assert page.find_all("div", **{"data-role": "predict"})
+    if url.startswith("/embed/"):  # "Open in the full lab" opens it predicting too
+        href = page.one("a", **{"class": "embed-open"})["attrs"]["href"]
+        assert ("predict=1" in href) is on

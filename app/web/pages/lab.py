@@ -276,8 +276,9 @@ def embed(collective: str, algorithm: str):
         return error_page(error, embed=True)
     config = page_config(state, speed, predict)
     config["embed"] = {"autoplay": autoplay, "loop": loop, "theme": theme}
+    mode = {"predict": 1} if predict else {}  # the full lab opens predicting too
     lab_url = url_for(
-        "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query()
+        "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query(), **mode
     )
     return render_template(
         "lab/embed.html",
