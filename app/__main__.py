@@ -14,6 +14,7 @@ import os
 import sys
 
 EXIT_NO_MESSAGE_QUEUE = os.EX_UNAVAILABLE  # 69, sysexits.h: a service it needs is unavailable
+EXIT_BAD_SETTING = os.EX_CONFIG  # 78, sysexits.h: something was found in an unconfigured state
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,6 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.message_queue:
         # The app reads its settings from the environment, in this process and in its workers.
         os.environ["COLLECTIVE_LAB_MESSAGE_QUEUE"] = args.message_queue
+    check_settings()
     check_message_queue()
     if args.debug:
         debug(args.host, args.port)
@@ -42,6 +44,18 @@ def main(argv: list[str] | None = None) -> None:
         from .web.server import serve
 
         serve(args.host, args.port)
+
+
+def check_settings() -> None:
+    """Exit with one line per setting the app could not start with (app/web/settings.py)."""
+    from .web import settings
+    from .web.server import load_settings
+
+    found = settings.problems(load_settings())
+    for problem in found:
+        print(f"Collective Lab: setting COLLECTIVE_LAB_{problem}", file=sys.stderr, flush=True)
+    if found:
+        sys.exit(EXIT_BAD_SETTING)
 
 
 def check_message_queue() -> None:

@@ -1,7 +1,8 @@
 """`make bench`: every benchmark in sequence, every figure printed; nonzero only on a crash.
 
 engine (bench/engine.py), streaming (full stack vs bare python-socketio; with the app's run
-cache off, then on), page (headless Chromium), a short load run (50 clients x 10 s), a
+cache off, then on), narration (what each step's sentence adds to a run's time and bytes),
+page (headless Chromium), a short load run (50 clients x 10 s), a
 short fault run, and the hostile clients (bench/hostile.py: eight attacks, each against a
 fresh server, about 3.5 minutes), and the classroom (bench/classroom.py: a room's fan-out
 against bare python-socketio, a poll of 200, independent learners on one and two processes
@@ -19,7 +20,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import classroom, engine, hostile, load, page, streaming
+from . import classroom, engine, hostile, load, narration, page, streaming
 from .common import loadavg
 
 
@@ -60,6 +61,9 @@ def summary(results: dict) -> None:
                 f"{s['ratio']:.1%} (target >= 70%; {s['stream_ratio']:.0%} counting from the "
                 "first step)"
             )
+    n = results.get("narration")
+    if n:
+        narration.summary(n)
     p = results.get("page")
     for kind, figures in (p or {}).items():
         colds = figures["cold"]
@@ -104,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--only",
-        help="comma-separated subset: engine,streaming,streaming_cached,page,load,faults,hostile,"
-        "classroom",
+        help="comma-separated subset: engine,streaming,streaming_cached,narration,page,load,faults,"
+        "hostile,classroom",
     )
     parser.add_argument("--clients", type=int, default=50, help="load clients (default 50)")
     parser.add_argument("--seconds", type=float, default=10, help="load seconds (default 10)")
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         "engine": engine.run,
         "streaming": streaming.run,
         "streaming_cached": lambda: streaming.run(cache=True),
+        "narration": narration.run,
         "page": page.run,
         "load": lambda: load.load(args.clients, args.seconds),
         "faults": lambda: load.faults(

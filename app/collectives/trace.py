@@ -78,6 +78,17 @@ class Step:
         return self._t
 
     @property
+    def moves(self) -> list[tuple[int, int, int, str]]:
+        """Every chunk moved, compactly: (src, dst, chunk, op) tuples; do not modify."""
+        return self._moves
+
+    @property
+    def changed(self) -> dict[int, int]:
+        """The cells this round wrote, compactly: rank * chunk_count + chunk -> holders after
+        the step; do not modify. A reader that replays holdings needs no `CellUpdate`s."""
+        return self._cells
+
+    @property
     def updates(self) -> list[CellUpdate]:
         """The new state of every cell this round wrote."""
         if self._u is None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from app import costs
 from app.collectives import COLLECTIVES, Step, Trace, ranks_in
+from app.collectives.narration import narrate
 from app.collectives.trace import PREVIEW_ELEMENTS
 from app.costs import HARDWARE, CostError
 from app.costs.terms import ALGORITHMS
@@ -87,17 +88,24 @@ def initial_state(trace: Trace) -> list[dict]:
     return out
 
 
-def step(trace: Trace, s: Step) -> dict:
-    """Describe one step: its transfers and the cells it changed."""
+def step(trace: Trace, s: Step, narration: str) -> dict:
+    """Describe one step: its narration (`narrations`), its transfers, the cells it changed."""
     return dict(
         index=s.index,
         phase=s.phase,
+        narration=narration,
         transfers=[
             {"src": t.src, "dst": t.dst, "chunk": t.chunk, "elements": t.elements, "op": t.op}
             for t in s.transfers
         ],
         state=[cell(u.rank, u.chunk, u.holders, u.preview, trace.dtype) for u in s.updates],
     )
+
+
+def narrations(trace: Trace) -> list[str]:
+    """Return the narration of every step, in step order: written once per run, for all of
+    them, because a sentence looks ahead ("after step 7, each rank owns one chunk")."""
+    return narrate(trace)
 
 
 def start(trace: Trace) -> dict:
@@ -141,7 +149,7 @@ def document_json(trace: Trace, dumps: Callable[[object], str]) -> str:
     """
     fields = {**start(trace), **done(trace)}
     lists = {
-        "steps": lambda: (step(trace, s) for s in trace.steps),
+        "steps": lambda: map(functools.partial(step, trace), trace.steps, narrations(trace)),
         "outputs": lambda: (_vector(v, trace.dtype) for v in trace.outputs),
         "expected": lambda: (_vector(v, trace.dtype) for v in trace.expected),
     }

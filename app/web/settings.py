@@ -303,3 +303,28 @@ SETTINGS = (
 def defaults() -> dict:
     """Return the default value of every setting."""
     return {s.name: s.default for s in SETTINGS}
+
+
+def problems(values: dict) -> list[str]:
+    """Name each setting in `values` that the app could not start with, and what it must be.
+
+    A number must be a non-negative number (an environment value is read as JSON, so
+    `COLLECTIVE_LAB_CLASS_MAX_MEMBERS=abc` stays the text "abc"); CLASS_NETWORKS must parse.
+    Checked before the server starts, so a typo is one line, not a worker's traceback.
+    """
+    from .guard.clients import parse_networks
+
+    found = []
+    for setting in SETTINGS:
+        value = values.get(setting.name, setting.default)
+        if isinstance(setting.default, bool):
+            if not isinstance(value, bool):
+                found.append(f"{setting.name} must be true or false, got {value!r:.60}")
+        elif isinstance(setting.default, int | float):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                found.append(f"{setting.name} must be a number >= 0, got {value!r:.60}")
+    try:
+        parse_networks(values.get("CLASS_NETWORKS", ""))
+    except ValueError as e:
+        found.append(str(e))
+    return found

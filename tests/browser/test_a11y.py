@@ -6,7 +6,8 @@ as a script tag; the context bypasses the app's Content-Security-Policy only so 
 injected script may run. Every rule axe runs by default is checked (WCAG 2 A/AA and axe's
 best practices), so a duplicate landmark or an empty table header fails as surely as a
 colour below 4.5:1. Frames are checked as pages of their own (the embeds below), not from
-inside the lesson that frames them.
+inside the lesson that frames them. A page is loaded once and checked in the light theme, then
+in the dark one after pressing its own theme switch: the load, not axe, was half of each test.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from app.costs.calculators import CALCULATORS
 from tests.conftest import require
@@ -45,6 +47,21 @@ READY = {
 }
 
 
+@pytest.fixture(scope="module")
+def light_context(browser):
+    """A light-scheme context; the dark theme is reached with each page's own theme switch."""
+    require(AXE.is_file(), f"axe-core is not installed ({AXE}); run npm ci --prefix tests/a11y")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        color_scheme="light",
+        bypass_csp=True,  # only so the injected axe script may run
+    )
+    # Each page starts in the system's light theme, whatever the last page's switch chose.
+    context.add_init_script("try { localStorage.removeItem('collective-lab:theme') } catch (e) {}")
+    yield context
+    context.close()
+
+
 @pytest.fixture(scope="module", params=["light", "dark"])
 def themed(request, browser):
     """A context in one colour scheme (the site follows the system until chosen)."""
@@ -60,7 +77,8 @@ def themed(request, browser):
 
 def axe_violations(page) -> list[str]:
     """Run axe on the page and describe each violation: rule, impact, what, where."""
-    page.add_script_tag(path=str(AXE))
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
     result = page.evaluate(
         "async () => { const r = await axe.run(document, {iframes: false});"
         " return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
@@ -73,17 +91,50 @@ def axe_violations(page) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_axe_finds_no_violation(themed, live_server, path):
-    theme, context = themed
-    page = context.new_page()
+def switch_theme(page, theme: str) -> None:
+    """Press the page's own theme switch and let the views redraw in the new theme."""
+    page.click('[data-role="theme-toggle"]')
+    page.wait_for_function(f"document.documentElement.dataset.theme === {theme!r}")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def open_page(page, url: str, path: str) -> None:
+    page.goto(url)
+    if path in READY:
+        page.wait_for_selector(READY[path])
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if not p.startswith("/embed/")])
+def test_axe_finds_no_violation(light_context, live_server, path):
+    """A page in the light theme, then in the dark one after its theme switch (one load).
+
+    Embedded frames are answered with an empty page: each embed is checked as a page of its
+    own below, and a lesson's frames running their animations only slowed axe down.
+    """
+    page = light_context.new_page()
+    page.route(
+        "**/embed/**", lambda route: route.fulfill(content_type="text/html", body="<!doctype html>")
+    )
     try:
-        url = f"{live_server.url}{path}"
-        if path.startswith("/embed/"):
-            url += ("&" if "?" in path else "?") + f"theme={theme}"
-        page.goto(url)
-        if path in READY:
-            page.wait_for_selector(READY[path])
+        open_page(page, f"{live_server.url}{path}", path)
+        for theme in ("light", "dark"):
+            if theme == "dark":
+                switch_theme(page, theme)
+            assert page.evaluate("document.documentElement.dataset.theme") == theme
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: " + json.dumps(violations, indent=1)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("/embed/")])
+def test_axe_finds_no_violation_in_an_embed(light_context, live_server, path, theme):
+    """An embed takes its theme from its URL (or its parent), not from a switch of its own."""
+    page = light_context.new_page()
+    try:
+        sep = "&" if "?" in path else "?"
+        open_page(page, f"{live_server.url}{path}{sep}theme={theme}", path)
         assert page.evaluate("document.documentElement.dataset.theme") == theme
         violations = axe_violations(page)
         assert violations == [], json.dumps(violations, indent=1)
@@ -119,3 +170,34 @@ def test_axe_finds_no_violation_in_a_class(themed, browser, live_server):
     finally:
         teacher.close()
         student_context.close()
+
+
+QUIZ_KINDS = ("single", "multiple", "numeric", "explain", "predict", "order", "match")
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_no_violation_in_each_state_of_the_quiz(light_context, live_server, theme):
+    """A question of every kind, its feedback, and the results with their chart."""
+    from tests.browser.test_quiz import answer_with_keyboard
+
+    page = light_context.new_page()
+    try:
+        page.goto(f"{live_server.url}/quiz")
+        if theme == "dark":
+            switch_theme(page, theme)
+        for kind in QUIZ_KINDS:
+            begin = f"new URLSearchParams('kinds={kind}&count=1')"
+            page.evaluate(f"CollectiveLab.quizPage.begin({begin})")
+            expect(page.locator(f'.question-card[data-kind="{kind}"]')).to_be_visible()
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: a {kind} question " + json.dumps(violations)
+            answer_with_keyboard(page)
+            expect(page.locator(".feedback .verdict")).to_be_visible()
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: {kind} feedback " + json.dumps(violations)
+            page.keyboard.press("n")
+            expect(page.locator(".results-chart .main-svg").first).to_be_visible(timeout=30_000)
+            violations = axe_violations(page)
+            assert violations == [], f"{theme}: results " + json.dumps(violations)
+    finally:
+        page.close()

@@ -47,7 +47,7 @@ def use_lesson(page, url: str, slug: str) -> None:
         frames.nth(i).scroll_into_view_if_needed()
         inside = page.frame_locator("figure.live iframe").nth(i)
         if frames.nth(i).get_attribute("src").startswith("/embed/calc/"):
-            expect(inside.locator(CALC_DRAWN).first).to_be_attached()
+            expect(inside.locator(CALC_DRAWN).first).to_be_attached(timeout=30_000)
         else:
             expect(inside.locator(COUNTER)).to_have_text(STARTED, timeout=30_000)
     page.keyboard.press("End")

@@ -1805,6 +1805,25 @@ def test_review_findings_are_corrected_in_the_lessons(slug):
     assert not found, report(found)
 
 
+# Where issue 11's review found a wrong statement, the lesson now states the right one; the
+# checks above only keep the wrong wording out.
+CORRECTED = [
+    ("latency-optimal-algorithms", r"sits with Rabenseifner, plus its pipeline fill"),
+    ("latency-optimal-algorithms", r"non-root interior node sends \$?3M"),
+    ("how-nccl-chooses", r"hops per node on that path cross the network"),
+    (
+        "ring-allreduce",
+        r"on the path one chunk takes round the ring only about two\s+hops per node",
+    ),
+]
+
+
+@pytest.mark.parametrize(("slug", "statement"), CORRECTED)
+def test_the_corrected_statement_is_made(slug, statement):
+    text = " ".join(p.text for p in lesson_passages(slug) if not p.code)
+    assert re.search(statement, text), f"{slug} no longer says {statement!r}"
+
+
 @pytest.mark.parametrize("slug", [s for s in SLUGS if "7" in lesson_seeds()[s]])
 def test_nccl_selection_lesson_states_the_static_model(slug):
     """The lesson that answers seed question 7 teaches the static model, in its own words."""

@@ -38,13 +38,16 @@ def test_each_term_finds_exactly_the_lessons_that_mention_it(library, term):
 @pytest.mark.parametrize("term", TERMS)
 def test_any_case_and_the_beginning_of_a_word_find_the_same(library, term):
     whole = found(library, term)
+    assert whole, f"nothing found for {term}"
     assert found(library, term.lower()) == whole
     assert set(found(library, term[:-1].lower())) >= set(whole)  # "nccl_alg", "shar", "pX"
 
 
 @pytest.mark.parametrize("term", TERMS)
 def test_each_hit_shows_sentences_with_the_term_marked_under_a_heading_of_its_page(library, term):
-    for hit in library.search(term, limit=100):
+    hits = library.search(term, limit=100)
+    assert hits, f"nothing found for {term}"
+    for hit in hits:
         assert hit.snippets, f"{hit.slug}: no sentence shown for {term}"
         page_anchors = {h.id for h in library.rendered(hit.slug).toc}
         page_anchors |= {"objectives-title", "key-points-title", "further-reading"}

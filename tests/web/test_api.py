@@ -8,6 +8,7 @@ import pytest
 
 from app import create_app
 from app.collectives import catalog, simulate
+from app.collectives.narration import narrate
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
 
@@ -37,6 +38,9 @@ def test_simulate_returns_the_whole_trace(client):
 
     assert body["total_steps"] == 14 and len(body["steps"]) == 14
     assert [s["index"] for s in body["steps"]] == list(range(14))
+    narrations = [s["narration"] for s in body["steps"]]
+    assert narrations == narrate(simulate("allreduce", "ring", ranks=8, elements=64))
+    assert all(text.startswith(f"Step {i + 1} of 14, ") for i, text in enumerate(narrations))
     assert all("run_id" not in s for s in body["steps"]) and "run_id" not in body
     assert body["verified"] is True and body["max_abs_error"] == 0.0
     assert body["bytes_sent"] == [448] * 8
@@ -194,7 +198,10 @@ def test_the_document_is_start_steps_outputs_expected_and_done_in_one_object(app
         whole = api.compact_json(
             {
                 **serialize.start(trace),
-                "steps": [serialize.step(trace, s) for s in trace.steps],
+                "steps": [
+                    serialize.step(trace, s, text)
+                    for s, text in zip(trace.steps, serialize.narrations(trace), strict=True)
+                ],
                 "outputs": [vector(v, trace.dtype) for v in trace.outputs],
                 "expected": [vector(v, trace.dtype) for v in trace.expected],
                 **serialize.done(trace),

@@ -56,7 +56,10 @@ def expected_events(data: dict, run_id: str) -> list[tuple[str, dict]]:
     trace = simulate(**parse(data).simulate_kwargs())
     payloads = (
         [("sim_start", serialize.start(trace))]
-        + [("sim_step", serialize.step(trace, s)) for s in trace.steps]
+        + [
+            ("sim_step", serialize.step(trace, s, text))
+            for s, text in zip(trace.steps, serialize.narrations(trace), strict=True)
+        ]
         + [("sim_done", serialize.done(trace))]
     )
     return [(event, {"run_id": run_id, **body}) for event, body in payloads]

@@ -322,3 +322,39 @@ def test_a_stream_still_running_ends_with_sim_error_and_the_server_exits_0(stop)
     assert "sim_done" not in names(run)
     assert output.count("stopped (1 running simulations cancelled)") == 1, output
     assert "Traceback" not in output and "SIGKILL" not in output, output
+
+
+def test_a_bad_setting_stops_the_start_with_a_line_naming_it():
+    """A typo in a setting once surfaced as a gunicorn worker's traceback."""
+    import subprocess
+    import sys
+
+    from tests.redis_server import free_port
+
+    env = {
+        **os.environ,
+        "COLLECTIVE_LAB_CLASS_NETWORKS": "10.0.0.0/33",
+        "COLLECTIVE_LAB_CLASS_MAX_MEMBERS": "abc",
+    }
+    started = subprocess.run(
+        [sys.executable, "-m", "app", "--port", str(free_port())],
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        env=env, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert started.returncode == 78  # EX_CONFIG
+    assert started.stderr.splitlines() == [
+        "Collective Lab: setting COLLECTIVE_LAB_CLASS_MAX_MEMBERS must be a number >= 0, got 'abc'",
+        "Collective Lab: setting COLLECTIVE_LAB_CLASS_NETWORKS must be CIDR networks separated "
+        "by spaces or commas, such as '10.0.0.0/8 2001:db8::/32'; got '10.0.0.0/33'",
+    ]
+    assert "Collective Lab on" not in started.stdout  # it never served
+
+
+def test_the_default_settings_have_no_problem():
+    from app.web import settings
+    from app.web.server import load_settings
+
+    assert settings.problems(load_settings()) == []
+    assert settings.problems({"MAX_CONTENT_LENGTH": -1}) == [
+        "MAX_CONTENT_LENGTH must be a number >= 0, got -1"
+    ]

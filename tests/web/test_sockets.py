@@ -11,6 +11,7 @@ import pytest
 
 from app import create_app
 from app.collectives import simulate
+from app.collectives.narration import narrate
 from app.web import settings
 from app.web.extensions import socketio
 from app.web.live import sockets
@@ -60,6 +61,10 @@ def test_ring_allreduce_streams_start_fourteen_steps_in_order_then_verified_done
     steps = payloads(events, "sim_step")
     assert [s["index"] for s in steps] == list(range(14))
     assert [s["phase"] for s in steps] == ["reduce-scatter"] * 7 + ["allgather"] * 7
+    # Every step says what it does in words, numbered as the player numbers it (issue 15).
+    assert [s["narration"] for s in steps] == narrate(simulate(**RING8))
+    assert steps[2]["narration"].startswith("Step 3 of 14, reduce-scatter: every rank sends")
+    assert "Rank 1's chunk G now holds 4 of 8 contributions" in steps[2]["narration"]
     done = payloads(events, "sim_done")[0]
     assert done["verified"] is True
     assert done["total_steps"] == 14

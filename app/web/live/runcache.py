@@ -56,10 +56,11 @@ def encode_run(
     if first is not None:
         first("sim_start", start)
     steps = []
-    for s in trace.steps:
+    texts = serialize.narrations(trace)
+    for s, narration in zip(trace.steps, texts, strict=True):
         if cancelled():
             return None
-        steps.append(encode(serialize.step(trace, s)))
+        steps.append(encode(serialize.step(trace, s, narration)))
         if first is not None and len(steps) == 1:
             first("sim_step", steps[0])
     return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))

@@ -1,0 +1,257 @@
+"""The narration's English: every word it says, as `str.format` templates keyed by name.
+
+A pair (one, many) agrees with a count. Numbers are always filled in as digits by the code.
+`why …` and `goal …` templates are looked up most specific first: collective + algorithm +
+kind, algorithm + kind, collective + kind, collective + shape, shape + kind, kind (compose.py).
+A language is a table with the same keys (issue 20: Chinese).
+"""
+
+from __future__ import annotations
+
+SENTENCES: dict[str, str | tuple[str, str]] = {
+    # -- the frame --------------------------------------------------------------------------
+    "header": "Step {k} of {total}, {phase}:",
+    "sentence": "{text}.",
+    "space": " ",
+    "because": "{what}{why}",
+    "join": "{a}; {b}",
+    "after": "after step {end}, {goal}",
+    "now": "now {goal}",
+    # -- lists, amounts, sizes --------------------------------------------------------------
+    "and": "{a} and {b}",
+    "comma": "{a}, {b}",
+    "every rank": "every rank",
+    "every rank but": "every rank but rank {r}",
+    "rank": "rank {r}",
+    "ranks": "ranks {list}",
+    "n ranks": "{n} ranks",
+    "range": "{a}–{b}",
+    "pair": "{a}↔{b}",
+    "n pairs": "{n} pairs",
+    "bytes": ("{n} byte", "{n} bytes"),
+    "kB": "{x} kB",
+    "MB": "{x} MB",
+    "GB": "{x} GB",
+    "from to": "{a} to {b}",
+    "amount": "{count} ({size})",
+    "message": ("{n} message", "{n} messages"),
+    "whole vector": ("its whole vector", "their whole vectors"),
+    "chunk": ("{n} chunk", "{n} chunks"),
+    "block": ("{n} block", "{n} blocks"),
+    "segment": ("{n} segment", "{n} segments"),
+    "micro-batch": ("{n} micro-batch", "{n} micro-batches"),
+    "noun chunk": "chunk",
+    "noun block": "block",
+    "noun segment": "segment",
+    "noun micro-batch": "micro-batch",
+    # -- operators --------------------------------------------------------------------------
+    "op sum": "sum",
+    "op avg": "average",
+    "op prod": "product",
+    "op max": "maximum",
+    "op min": "minimum",
+    "combine sum": (
+        "which adds what arrives to its own copy",
+        "which add what arrives to their own copies",
+    ),
+    "combine avg": (
+        "which adds what arrives to its own copy",
+        "which add what arrives to their own copies",
+    ),
+    "combine prod": (
+        "which multiplies what arrives into its own copy",
+        "which multiply what arrives into their own copies",
+    ),
+    "combine max": ("which keeps the larger values", "which keep the larger values"),
+    "combine min": ("which keeps the smaller values", "which keep the smaller values"),
+    "store": ("which keeps a copy", "which keep a copy"),
+    # -- start and end ----------------------------------------------------------------------
+    "start every": "each of the {p} ranks starts with its own {elements} values ({size})",
+    "start blocks": "each of the {p} ranks starts with its own block of {elements} values ({size})",
+    "start root": "the root, rank {root}, starts with {elements} values ({size}), the other "
+    "ranks with nothing",
+    "start scatter": "the root, rank {root}, starts with {p} blocks of {block} values, one for "
+    "each rank",
+    "start all_to_all": "each of the {p} ranks starts with {p} blocks of {block} values, one "
+    "for each rank",
+    "start sendrecv": "rank 0, the first stage, starts with {elements} values ({size}) cut into "
+    "{count}",
+    "end allreduce": "now every rank holds the {op} of all {p} inputs",
+    "end reduce": "now the root, rank {root}, holds the {op} of all {p} inputs",
+    "end broadcast": "now every rank holds the root's {elements} values",
+    "end allgather": "now every rank holds all {p} blocks, in rank order",
+    "end gather": "now the root, rank {root}, holds all {p} blocks, in rank order",
+    "end reduce_scatter": "now each rank i holds block i of the {op} of all {p} inputs",
+    "end scatter": "now each rank i holds block i of the root's input",
+    "end all_to_all": "now every rank holds the blocks meant for it, in source order",
+    "end sendrecv": "now the last stage, rank {last}, holds all {count}",
+    # -- progress ---------------------------------------------------------------------------
+    "contributions": "rank {r}'s {noun} {c} now holds {k} of {p} contributions",
+    "complete": "rank {r}'s {noun} {c} now holds all {p} contributions",
+    "has final": "rank {r} now has {k} of {total} of its result",
+    "has all": "rank {r} now has all {total} of its result",
+    "ranks final": "{k} of {t} ranks now have their final result",
+    "root has": "the root, rank {r}, now has {k} of {total}",
+    # -- what moves -------------------------------------------------------------------------
+    "sends to": ("{who} sends {amount} to {whom}, {verb}", "{who} send {amount} to {whom}, {verb}"),
+    "ring": "{who} sends {amount} to its right neighbour, {verb}",
+    "fold_in": (
+        "{p} is not a power of two, so {who} hands {amount} to {whom}, {verb}, and sits out",
+        "{p} is not a power of two, so {who} hand {amount} to {whom}, {verb}, and sit out",
+    ),
+    "fold_out": (
+        "{who} sends {amount} back to {whom}, which sat out the hypercube",
+        "{who} send {amount} back to {whom}, which sat out the hypercube",
+    ),
+    "partner": "each of the {pof2} ranks in the hypercube sends {amount} to its partner at "
+    "distance {d} ({pairs}), {verb}",
+    "halve": "each of the {pof2} ranks in the hypercube sends {amount}, half of what it is "
+    "responsible for, to its partner at distance {d} ({pairs}), {verb}, and keeps the other "
+    "half",
+    "intra": "inside each of the {nodes} nodes, every rank sends a shard, {amount}, to the next "
+    "rank of its node, {verb}",
+    "inter": "{g} rings run across the {nodes} nodes at once, one per local rank: every rank "
+    "sends {amount} to the rank with its local number on the next node, {verb}",
+    "pass one": "rank {src} passes {noun} {label} ({size}) to rank {dst}, {verb}",
+    "pass many": "{k} of the {hops} links are busy at once, each carrying one {noun} ({size}) "
+    "to the next rank, {verb}",
+    "pass all": "all {hops} links are busy at once, each carrying one {noun} ({size}) to the next "
+    "rank, {verb}",
+    "bruck allgather": "every rank r sends {amount} to rank r−{d}, the blocks it holds that rank "
+    "r−{d} still lacks",
+    "bruck all_to_all": "every rank r sends {amount} to rank r+{d} in one message, the blocks "
+    "whose way home still includes a hop of {d}",
+    "shift": "every rank r sends the block it holds for rank (r+{d}) mod {p} straight there, "
+    "{amount}",
+    "direct from root": "the root, rank {root}, sends {amount} to every other rank at once",
+    "direct to root": "every rank but the root sends {amount} to the root, rank {root}, at "
+    "once, {verb}",
+    "direct all": "every rank sends {amount} to every other rank at once, {verb}",
+    "up": (
+        "{who} sends {amount} up the tree to {whom}, {verb}",
+        "{who} send {amount} up the tree to {whom}, {verb}",
+    ),
+    "down": ("{who} sends {amount} down to {whom}", "{who} send {amount} down to {whom}"),
+    "to root": "{who} sends {amount} to the root, rank {root}, {verb}",
+    "from root": "the root, rank {root}, sends {amount} to {whom}",
+    "half up": "half {label} goes up its tree from {who} to {whom}",
+    "half down": "half {label} goes down its tree from {who} to {whom}",
+    "halves": "{parts}, {size} per message",
+    "while": " while ",
+}
+
+WHY = {
+    # Each starts with the punctuation that joins it to what moved.
+    "why ring reduce_scatter": ", so each partial sum gains one contribution per hop",
+    "why ring allgather": ", so the finished pieces travel once around the ring",
+    "why allgather ring allgather": ", so every block travels around the ring, one hop per step",
+    "why hypercube fold_in": ", so that the other {pof2} ranks form a hypercube",
+    "why allreduce exchange": ": both partners now hold the same partial result, covering twice "
+    "as many inputs",
+    "why allgather exchange": ": both partners now hold the same blocks, twice as many as before",
+    "why halving": ": the part each rank is responsible for halves while its contributions double",
+    "why doubling": ", undoing the halving: the finished chunks each rank holds double",
+    "why intra_rs": ", because links inside a node are fast: each node reduces first, so only a "
+    "shard per rank crosses the network",
+    "why inter_rs": ", so all {g} network links of a node work at once",
+    "why inter_ag": ", so all {g} network links of a node work at once",
+    "why intra_ag": ": the finished shards spread back over the fast links inside each node",
+    "why fill": ", and a new {noun} enters the chain at rank {head} each step",
+    "why full": ": every link is busy at once, which is why the data is cut into {count}",
+    "why drain": ": no new {noun} enters, the last ones move on toward rank {tail}",
+    "why allgather bruck distance": ": the distance doubles each step and so does what each rank "
+    "holds, for any number of ranks",
+    "why all_to_all bruck distance": ", so blocks hop home in powers of two, trading extra bytes "
+    "for fewer steps",
+    "why shift": ": each step pairs every rank with a different peer, so every pair meets once",
+    "why direct_all": ". All-port on purpose: each rank sends {out} ({out_size}) and receives "
+    "{inn} ({in_size}) in this one step, which one real link would carry one after another",
+    "why direct_to_root": ". All-port on purpose: the root receives {inn} ({in_size}) in this "
+    "one step, which its one real link would carry one after another",
+    "why direct_from_root": ". All-port on purpose: the root sends {out} ({out_size}) in this "
+    "one step, which its one real link would carry one after another",
+    "why binary_tree up": ", because a parent passes its sum on only after its children have "
+    "reported",
+    "why binary_tree down": ": the result flows back down one level per step",
+    "why binomial_tree up": ", halving the ranks that still hold partial results",
+    "why binomial_tree down": ": every rank that has the data passes it on, so the number "
+    "holding it doubles each step",
+    "why gather_up": ": each rank forwards the blocks of its whole subtree at once",
+    "why scatter_down": ": each parent hands a child the blocks of the child's whole subtree",
+    "why to_root": ": the root can take only one message per step, so it hears the ranks one at "
+    "a time",
+    "why from_root": ": the root can send only one message per step, so it serves the ranks one "
+    "at a time",
+    "why scatter_allgather ring": ", so every piece travels around the ring",
+    "why double_tree up": ": each tree carries half the data, and a rank inside one tree is a "
+    "leaf in the other",
+    "why double_tree down": ": each tree carries half the data, and a rank inside one tree is a "
+    "leaf in the other",
+    "why double_tree mixed": ": each tree carries half the data",
+}
+
+GOALS = {
+    "goal allreduce ring reduce_scatter": "each rank owns one fully reduced chunk",
+    "goal allreduce ring allgather": "every rank has all {chunks} chunks fully reduced",
+    "goal allgather allgather": "every rank has all {p} blocks",
+    "goal reduce_scatter reduce_scatter": "each rank i owns block i fully reduced",
+    "goal fold_in": "the {pof2} ranks of the hypercube carry every rank's data",
+    "goal allreduce exchange": "every rank of the hypercube holds the full {op}",
+    "goal allgather exchange": "every rank of the hypercube has all {p} blocks",
+    "goal halving": "each rank of the hypercube owns its part fully reduced",
+    "goal doubling": "every rank of the hypercube has all {chunks} chunks fully reduced",
+    "goal intra_rs": "each rank holds one shard reduced over its node",
+    "goal inter_rs": "each rank owns one chunk of its shard reduced over all nodes",
+    "goal inter_ag": "each rank holds its whole shard reduced over all nodes",
+    "goal reduce chain": "the root, rank {root}, holds every segment fully reduced",
+    "goal broadcast chain": "every rank has all {count}",
+    "goal sendrecv chain": "the last stage has all {count}",
+    "goal allgather bruck": "every rank has all {p} blocks",
+    "goal all_to_all bruck": "every block has reached its rank",
+    "goal all_to_all complete": "every rank has the blocks meant for it",
+    "goal up": "the root, rank {root}, holds the full {op}",
+    "goal down": "every rank has the result",
+    "goal broadcast down": "every rank has the root's data",
+    "goal gather_up": "the root has all {p} blocks",
+    "goal scatter scatter_down": "every rank holds its own block",
+    "goal broadcast scatter_down": "every rank holds one piece of the root's data",
+    "goal ring": "every rank has all {chunks} pieces",
+    "goal to_root": "the root, rank {root}, holds the full {op}",
+    "goal from_root": "every rank has the result",
+    "goal double_tree up": "each tree's root holds its half fully reduced",
+    "goal double_tree down": "every rank has both halves",
+}
+
+PHASES = {
+    "reduce_scatter": "reduce-scatter",
+    "allgather": "allgather",
+    "fold_in": "fold-in",
+    "fold_out": "fold-out",
+    "exchange": "exchange",
+    "halving": "recursive halving",
+    "doubling": "recursive doubling",
+    "up": "reduce up the tree",
+    "double_tree up": "reduce up both trees",
+    "double_tree down": "broadcast down both trees",
+    "down": "broadcast down the tree",
+    "mixed": "one tree up, the other down",
+    "gather_up": "gather up the tree",
+    "scatter_down": "scatter down the tree",
+    "to_root": "into the root",
+    "from_root": "out from the root",
+    "ring": "allgather around the ring",
+    "fill": "pipeline filling",
+    "full": "pipeline full",
+    "drain": "pipeline draining",
+    "intra_rs": "intra-node reduce-scatter",
+    "inter_rs": "inter-node reduce-scatter",
+    "inter_ag": "inter-node allgather",
+    "intra_ag": "intra-node allgather",
+    "direct_all": "all at once",
+    "direct_to_root": "all at once",
+    "direct_from_root": "all at once",
+    "shift": "shift by {d}",
+    "distance": "distance {d}",
+}
+
+TABLE = {**SENTENCES, **WHY, **GOALS}
