@@ -145,6 +145,9 @@
       + `<script src="${location.origin}/static/js/embed-resize.js" async></script>`;
     ui.dialog.querySelector('[data-role="share-link"]').value = link;
     ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
+    ui.dialog.querySelector('[data-role="share-note"]').textContent = predicting
+      ? "The embed asks for a prediction before each step, then reveals it"
+      : "The embed autoplays and loops";
     ui.dialog.querySelector('[data-role="copy-status"]').textContent = "";
     ui.dialog.showModal();
   }
