@@ -105,6 +105,7 @@ LAB_VIEW = {
     # name: (check, what is allowed): how the embed shows the run
     "autoplay": (lambda v: v in ("0", "1"), "0 or 1"),
     "loop": (lambda v: v in ("0", "1"), "0 or 1"),
+    "predict": (lambda v: v in ("0", "1"), "0 or 1"),  # ask the reader to predict each step
     "speed": (lambda v: _float_in(v, LAB_SPEEDS), ", ".join(f"{s:g}" for s in LAB_SPEEDS)),
     "theme": (lambda v: v in ("light", "dark"), "light or dark"),
 }
@@ -127,7 +128,8 @@ def render_lab(d: Directive, ctx: Context) -> str:
     engine = {k: v for k, v in params.items() if k in LAB_RUN}
     query = urlencode(params)
     src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
-    lab = urlencode({"collective": collective, "algorithm": algorithm, **engine})
+    mode = {"predict": "1"} if params.get("predict") == "1" else {}  # the lab opens predicting too
+    lab = urlencode({"collective": collective, "algorithm": algorithm, **engine, **mode})
     name = f"{COLLECTIVES[collective].title}, {algorithm.replace('_', ' ')}"
     title = f"Live animation: {name}, {ranks} ranks"
     text = caption or f"{name} on {ranks} ranks. {entries[(collective, algorithm)]['description']}"

@@ -40,7 +40,7 @@
   }
 
   const session = CL.labSession(root, {
-    catalog: config.catalog, speed: s.speed, loop: opts.loop,
+    catalog: config.catalog, speed: s.speed, loop: opts.loop, predict: config.predict,
     errorBox: root.querySelector('[data-role="error"]'),
     showing: () => ({ autoplay: opts.autoplay, step: 0 }),
     connection,

@@ -33,6 +33,7 @@
   // How the next run is first shown: {autoplay, step}.
   let showing = { autoplay: true, step: 0 };
   let locked = false; // a class page following its teacher
+  let predicting = Boolean(config.predict); // predict mode (lab-predict.js), kept in the URL
   const PARAM_KEYS = ["collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node"];
 
   function algorithmsOf(collective) { return catalog.filter((e) => e.collective === collective); }
@@ -114,6 +115,7 @@
     const q = new URLSearchParams({ collective: ui.collective.value, algorithm: ui.algorithm.value });
     for (const [k, v] of Object.entries(state())) q.set(k, String(v));
     if (speed !== 1) q.set("speed", String(speed));
+    if (predicting) q.set("predict", "1");
     for (const [k, v] of Object.entries(extra || {})) q.set(k, String(v));
     return q.toString();
   }
@@ -130,6 +132,7 @@
     q.set("autoplay", "1");
     q.set("loop", "1");
     if (speed !== 1) q.set("speed", String(speed));
+    if (predicting) q.set("predict", "1");
     return `${location.origin}${config.urls.embed}${ui.collective.value}/${ui.algorithm.value}?${q}`;
   }
 
@@ -142,6 +145,9 @@
       + `<script src="${location.origin}/static/js/embed-resize.js" async></script>`;
     ui.dialog.querySelector('[data-role="share-link"]').value = link;
     ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
+    ui.dialog.querySelector('[data-role="share-note"]').textContent = predicting
+      ? "The embed asks for a prediction before each step, then reveals it"
+      : "The embed autoplays and loops";
     ui.dialog.querySelector('[data-role="copy-status"]').textContent = "";
     ui.dialog.showModal();
   }
@@ -160,9 +166,11 @@
 
   // ---- wiring: the views, player and client, as the embed has them (lab-session.js) ----------
   const { player, client, showError } = global.CollectiveLab.labSession(lab, {
-    catalog, speed, errorBox: ui.error, showing: () => showing,
-    onSpeed: (s) => { speed = s; if (!config.keep_url) history.replaceState(null, "", `${config.urls.lab}?${query()}`); },
+    catalog, speed, errorBox: ui.error, showing: () => showing, predict: predicting,
+    onSpeed: (s) => { speed = s; keepUrl(); },
   });
+  function keepUrl() { if (!config.keep_url) history.replaceState(null, "", `${config.urls.lab}?${query()}`); }
+  lab.addEventListener("predict:change", (e) => { predicting = e.detail.on; keepUrl(); });
 
   // The run the form describes: the simulate parameters that apply to its algorithm.
   function formParams() {

@@ -32,6 +32,7 @@
       this.loopTimer = null;
       this.clock = null; // {t, k}: step index k was due at performance.now() = t
       this.landing = null; // the step a new run should show once it has arrived
+      this.limit = null; // optional () → the last step the page lets forward moves reach (predict mode)
       const q = (role) => root.querySelector(`[data-role="${role}"]`);
       this.ui = {
         restart: q("restart"), back: q("back"), play: q("play"), forward: q("forward"),
@@ -55,7 +56,7 @@
       }
       u.scrubber.addEventListener("input", () => {
         this.pause();
-        this.seek(Number(u.scrubber.value) - 1, false);
+        this.seek(Math.min(Number(u.scrubber.value) - 1, this._last()), false);
         this._control();
       });
       document.addEventListener("keydown", (e) => this._key(e));
@@ -179,13 +180,14 @@
     step(delta) {
       if (!this.run) return;
       this.pause();
-      this.seek(this.run.cursor + delta, delta > 0);
+      this.seek(Math.min(this.run.cursor + delta, this._last()), delta > 0);
       this._control();
     }
 
     restart() {
       if (!this.run) return;
       this.pause();
+      this.root.dispatchEvent(new CustomEvent("player:restart", { bubbles: true }));
       this.seek(-1, false);
       this._control();
     }
@@ -194,8 +196,15 @@
     end() {
       if (!this.run) return;
       this.pause();
-      this.seek(this.run.received - 1, false);
+      this.seek(this._last(), false);
       this._control();
+    }
+
+    // The last step forward moves may reach: the last received, or the step before one the page
+    // holds back (predict mode holds each step until the learner has predicted it).
+    _last() {
+      const run = this.run, last = run.received - 1;
+      return this.limit ? Math.max(run.cursor, Math.min(last, this.limit())) : last;
     }
 
     // Tell the page what the user did (a class's teacher drives the room with it).
@@ -249,11 +258,12 @@
       if (!this.playing || !run) return;
       const now = performance.now();
       const due = this._due(now);
-      const target = Math.min(due, run.received - 1);
+      const target = Math.min(due, this._last());
       if (target > run.cursor) this.seek(target, target === run.cursor + 1);
       if (this._finish()) return;
       if (due > run.cursor) {
-        this.waiting = true; // the stream has not caught up: resume when the next step arrives
+        if (this.limit && run.cursor >= this.limit()) this.pause(); // the page holds the next step
+        else this.waiting = true; // the stream has not caught up: resume when the next step arrives
         return;
       }
       const next = this.clock.t + (run.cursor + 1 - this.clock.k) * this.stepMs;
@@ -333,7 +343,7 @@
       u.phase.textContent = k === 0 ? "initial state" : run.phase(run.cursor);
       u.back.disabled = k === 0;
       u.restart.disabled = k === 0;
-      u.forward.disabled = run.cursor + 1 >= run.received;
+      u.forward.disabled = run.cursor >= this._last();
       if (this.locked) this._enable(false);
       if (u.bytes) {
         u.bytes.textContent = this._bytesText();
@@ -346,6 +356,7 @@
         else this._badge("bad", `✗ result differs from numpy (max error ${run.done.max_abs_error})`);
       } else if (run.received < n) this._badge("pending", `receiving… ${run.received} of ${n} steps`);
       else this._badge("pending", "checked against numpy at the end");
+      this.root.dispatchEvent(new CustomEvent("player:status", { bubbles: true }));
     }
 
     _bytesText() {

@@ -1,8 +1,9 @@
 // One run on screen, shared by the lab page (lab-controls.js) and the embed (embed.js): the
 // views, the player and the Socket.IO client wired together, and the error line above them.
 //
-// CollectiveLab.labSession(root, options) → {views, player, client, showError}. `root` is the
-// page's [data-role="lab"]; options: {catalog, speed, loop, onSpeed, errorBox, showing, connection}.
+// CollectiveLab.labSession(root, options) → {views, player, client, showError, predict}. `root` is
+// the page's [data-role="lab"]; options: {catalog, speed, loop, onSpeed, errorBox, showing, connection,
+// predict} (`predict`: start in predict mode, lab-predict.js).
 // `showing()` says how a run that starts is first shown, {autoplay, step, playing?}. `connection(ok)`, if
 // given, sees every connect and disconnect first and returns true when it has handled it;
 // otherwise a reconnect clears the notice, and a drop says whether the run will be re-requested.
@@ -15,6 +16,7 @@
     const player = new CL.Player(root.querySelector('[data-role="player"]'), {
       views, speed: options.speed, loop: options.loop, onSpeed: options.onSpeed,
     });
+    const predict = new CL.Predict(root, { views, player, on: options.predict });
     const errorBox = options.errorBox;
     function showError(message) {
       errorBox.textContent = message || "";
@@ -40,7 +42,7 @@
       },
       resumed: (cut) => player.reconnected(cut),
     });
-    return { views, player, client, showError };
+    return { views, player, client, showError, predict };
   }
 
   CL.labSession = labSession;

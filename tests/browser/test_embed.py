@@ -270,6 +270,21 @@ def test_the_share_dialog_offers_the_frame_and_its_resize_script(page, live_serv
     assert page.console_errors == []
 
 
+def test_the_share_dialog_says_how_the_embed_will_behave(page, live_server):
+    page.goto(f"{live_server.url}/lab?collective=allgather&algorithm=ring&ranks=4")
+    page.click("#share")
+    note = page.locator('[data-role="share-note"]')
+    assert note.text_content() == "The embed autoplays and loops"
+    page.keyboard.press("Escape")
+    page.goto(f"{live_server.url}/lab?collective=allgather&algorithm=ring&ranks=4&predict=1")
+    page.click("#share")
+    assert "predict=1" in page.locator('[data-role="share-snippet"]').input_value()
+    assert (
+        note.text_content() == "The embed asks for a prediction before each step, then reveals it"
+    )
+    assert page.console_errors == []
+
+
 @pytest.fixture(scope="module")
 def fixture_lessons():
     """The fixture lessons: tree-basics holds a @calc compare."""

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from app.collectives import simulate
+from tests.colour import DICHROMATS, delta_e
 
 pytestmark = pytest.mark.browser
 
@@ -250,65 +251,6 @@ DRAWN_COLOURS = """() => {
     chunks: [...swatches('legend-chunks'), ...arrows.map((t) => t.line.color)],
   };
 }"""
-
-
-def rgb(colour: str) -> tuple[float, float, float]:
-    colour = colour.strip()
-    if colour.startswith("#"):
-        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return tuple(float(v) for v in re.findall(r"[\d.]+", colour)[:3])
-
-
-# How a colour looks to a dichromat: Machado, Oliveira & Fernandes (2009), severity 1, applied
-# to linear RGB.
-DICHROMATS = {
-    "normal": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
-    "deuteranope": (
-        (0.367322, 0.860646, -0.227968),
-        (0.280085, 0.672501, 0.047413),
-        (-0.011820, 0.042940, 0.968881),
-    ),
-    "protanope": (
-        (0.152286, 1.052583, -0.204868),
-        (0.114503, 0.786281, 0.099216),
-        (-0.003882, -0.048116, 1.051998),
-    ),
-}
-
-
-def lab(colour: str, vision: str = "normal") -> tuple[float, float, float]:
-    """CIE L*a*b* (D65) of an sRGB colour as seen with `vision`."""
-
-    def linear(c: float) -> float:
-        c /= 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    seen = [linear(c) for c in rgb(colour)]
-    r, g, b = (
-        min(1, max(0, sum(m * c for m, c in zip(row, seen, strict=True))))
-        for row in DICHROMATS[vision]
-    )
-    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
-    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
-
-    def f(t: float) -> float:
-        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
-
-    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
-
-
-def delta_e(a: str, b: str, vision: str = "normal") -> float:
-    """CIE76 colour difference: about 2.3 is just noticeable, 20 is plainly another colour."""
-    return sum((p - q) ** 2 for p, q in zip(lab(a, vision), lab(b, vision), strict=True)) ** 0.5
-
-
-def test_delta_e_matches_known_values():
-    assert delta_e("#ffffff", "#000000") == pytest.approx(100, abs=0.1)
-    assert delta_e("#ff0000", "#ff0000") == 0
-    assert delta_e("rgb(255, 0, 0)", "#00ff00") == pytest.approx(170.6, abs=0.5)
-    # red and green, far apart for most readers, nearly meet for a deuteranope
-    assert delta_e("#d62728", "#2ca02c") > 100 and delta_e("#d62728", "#2ca02c", "deuteranope") < 10
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

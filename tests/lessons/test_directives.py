@@ -108,6 +108,15 @@ def test_lab_embeds_the_animation_with_a_caption_and_a_lab_link(course):
     assert ctx.live == ["lab:allreduce/ring"]
 
 
+def test_a_lab_in_predict_mode_opens_the_lab_in_predict_mode_too(course):
+    tree, problems, _ = render(course, "@lab allgather/ring ranks=4 predict=1\n")
+    assert problems == []
+    figure = tree.find("figure", class_="live-lab")
+    assert parse_qs(urlsplit(figure.find("iframe").attrs["src"]).query)["predict"] == ["1"]
+    link = urlsplit(figure.find("a", class_="live-open").attrs["href"])
+    assert parse_qs(link.query)["predict"] == ["1"]
+
+
 def test_every_catalog_entry_is_accepted(course):
     for entry in catalog():
         target = f"{entry['collective']}/{entry['algorithm']}"
@@ -130,6 +139,7 @@ def test_a_custom_caption_replaces_the_default(course):
         ("@lab allreduce/ring ranks=1", "@lab allreduce/ring: ranks must be an integer in 2..256"),
         ("@lab allreduce/ring speed=3", "@lab: speed must be 0.25, 0.5, 1, 2, 4, 8, got '3'"),
         ("@lab allreduce/ring autoplay=yes", "@lab: autoplay must be 0 or 1, got 'yes'"),
+        ("@lab allreduce/ring predict=2", "@lab: predict must be 0 or 1, got '2'"),
         (
             "@lab allreduce/ring colour=red",
             "@lab: unknown parameter 'colour'; allowed: caption, ranks",

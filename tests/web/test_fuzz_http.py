@@ -75,7 +75,7 @@ COST_BASE = {
 }
 QUIZ_FIELDS = ("mode", "topics", "kinds", "difficulty", "ids", "count", "lesson")
 LAB_FIELDS = ("collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node")
-LAB_FIELDS += ("speed",)
+LAB_FIELDS += ("speed", "predict")
 EMBED_FIELDS = (*LAB_FIELDS[2:], "autoplay", "loop", "narrate", "theme")
 
 

@@ -198,6 +198,7 @@ def test_pages_load_only_local_scripts_and_no_inline_code(client, url):
         ),
         ("/lab?collective=all_to_all&algorithm=pairwise&ranks=8&elements=12", ["multiple"]),
         ("/lab?speed=3", ["speed", "0.25"]),
+        ("/lab?predict=7", ["predict must be 1 or 0", "'7'"]),
     ],
 )
 def test_lab_explains_a_bad_parameter_with_a_400_page(client, url, words):
@@ -301,6 +302,7 @@ def test_embed_follows_the_theme(client):
         ("/embed/allreduce/ring?autoplay=maybe", 400, "autoplay"),
         ("/embed/allreduce/ring?narrate=2", 400, "narrate"),
         ("/embed/allreduce/ring?speed=fast", 400, "speed"),
+        ("/embed/allreduce/ring?predict=7", 400, "predict must be 1 or 0; got '7'"),
     ],
 )
 def test_embed_errors_are_friendly_pages_without_site_chrome(client, url, status, word):
@@ -308,3 +310,24 @@ def test_embed_errors_are_friendly_pages_without_site_chrome(client, url, status
     assert word in page.one("p", **{"data-role": "error-message"})["text"]
     assert not page.find_all("header", **{"class": "site-header"})
     assert page.find_all("a", href="/lab")
+
+
+@pytest.mark.parametrize(
+    ("url", "on"),
+    [
+        ("/lab?predict=1", True),
+        ("/lab?collective=allgather&algorithm=ring&ranks=4&predict=0", False),
+        ("/lab", False),
+        ("/embed/allgather/ring?ranks=4&predict=1", True),
+        ("/embed/allgather/ring?ranks=4", False),
+    ],
+)
+def test_predict_mode_is_passed_to_the_page_and_the_toggle_is_there(client, url, on):
+    """`predict=1` starts the lab or the embed in predict mode (issue 15)."""
+    page = get(client, url)
+    assert page.config()["predict"] is on
+    assert page.find_all("input", **{"data-role": "predict-toggle"})
+    assert page.find_all("div", **{"data-role": "predict"})
+    if url.startswith("/embed/"):  # "Open in the full lab" opens it predicting too
+        href = page.one("a", **{"class": "embed-open"})["attrs"]["href"]
+        assert ("predict=1" in href) is on

@@ -108,10 +108,17 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     "halve": "each of the {pof2} ranks in the hypercube sends {amount}, half of what it is "
     "responsible for, to its partner at distance {d} ({pairs}), {verb}, and keeps the other "
     "half",
-    "intra": "inside each of the {nodes} nodes, every rank sends a shard, {amount}, to the next "
-    "rank of its node, {verb}",
-    "inter": "{g} rings run across the {nodes} nodes at once, one per local rank: every rank "
-    "sends {amount} to the rank with its local number on the next node, {verb}",
+    "intra": (
+        "inside the one node, every rank sends a shard, {amount}, to the next rank, {verb}",
+        "inside each of the {nodes} nodes, every rank sends a shard, {amount}, to the next "
+        "rank of its node, {verb}",
+    ),
+    "inter": (
+        "one ring runs across the {nodes} nodes: every rank sends {amount} to the rank on the "
+        "next node, {verb}",
+        "{g} rings run across the {nodes} nodes at once, one per local rank: every rank "
+        "sends {amount} to the rank with its local number on the next node, {verb}",
+    ),
     "pass one": "rank {src} passes {noun} {label} ({size}) to rank {dst}, {verb}",
     "pass many": "{k} of the {hops} links are busy at once, each carrying one {noun} ({size}) "
     "to the next rank, {verb}",
@@ -153,11 +160,11 @@ WHY = {
     "why doubling": ", undoing the halving: the finished chunks each rank holds double",
     "why intra_rs": ", because links inside a node are fast: each node reduces first, so only a "
     "shard per rank crosses the network",
-    "why inter_rs": ", so all {g} network links of a node work at once",
-    "why inter_ag": ", so all {g} network links of a node work at once",
+    "why inter_rs": ", so every network link of a node is in use at once",
+    "why inter_ag": ", so every network link of a node is in use at once",
     "why intra_ag": ": the finished shards spread back over the fast links inside each node",
     "why fill": ", and a new {noun} enters the chain at rank {head} each step",
-    "why full": ": every link is busy at once, which is why the data is cut into {count}",
+    "why full": ": the pipeline is full, the reason the data is cut into {count}",
     "why drain": ": no new {noun} enters, the last ones move on toward rank {tail}",
     "why allgather bruck distance": ": the distance doubles each step and so does what each rank "
     "holds, for any number of ranks",

@@ -107,8 +107,10 @@ class Hierarchical(Shape):
         return "inter_rs" if v.reduces else "inter_ag"
 
     def what(self, n, v: View, kind: str) -> str:
-        key = "intra" if kind.startswith("intra") else "inter"
-        return n.say(key, amount=n.amount(v), verb=n.verb(v, 1))
+        topology = n.run.topology
+        if kind.startswith("intra"):
+            return n.say("intra", topology["nodes"], amount=n.amount(v), verb=n.verb(v, 1))
+        return n.say("inter", topology["ranks_per_node"], amount=n.amount(v), verb=n.verb(v, 1))
 
 
 class Chain(Shape):

@@ -6,6 +6,7 @@ naming the parameter, so an old or mistyped embed link never shows a broken anim
 
 A `/lab` link with settings in its query runs as soon as the page opens (`page_config`'s
 `load`): paused at step 0, or at the link's `step`, or playing with `autoplay=1`.
+`predict=1` (lab and embed) opens the page in predict mode (static/js/lab-predict.js).
 """
 
 from __future__ import annotations
@@ -154,11 +155,13 @@ def _shown(state: SimParams) -> dict:
     return fields
 
 
-def page_config(state: SimParams, speed: float) -> dict:
-    """Return what the page's scripts need: the state, the catalog and the server's limits."""
+def page_config(state: SimParams, speed: float, predict: bool = False) -> dict:
+    """Return what the page's scripts need: the state, the catalog and the server's limits, and
+    whether the player starts in predict mode."""
     lim = limits()
     return {
         "state": {**_shown(state), "speed": speed},
+        "predict": predict,
         "catalog": entries(),
         "collectives": [{"name": c, "title": TITLES[c]} for c in collectives()],
         "ops": [{"name": op, "label": OP_LABELS.get(op, op)} for op in OPS],
@@ -222,16 +225,17 @@ def lab():
         state = parse_state(request.args)
         speed = _speed(request.args)
         load = load_on_open(request.args)
+        predict = _flag(request.args, "predict")
     except PageError as error:
         return error_page(error, embed=False)
-    context = lab_context(state, speed)
+    context = lab_context(state, speed, predict)
     context["config"]["load"] = load
     return render_template("lab/lab.html", **context)
 
 
-def lab_context(state: SimParams, speed: float) -> dict:
+def lab_context(state: SimParams, speed: float, predict: bool = False) -> dict:
     """Return what templates/lab/lab.html's form, player and views need (the class page too)."""
-    config = page_config(state, speed)
+    config = page_config(state, speed, predict)
     config["load"] = None
     config["by_ranks"] = by_ranks()
     return {
@@ -266,15 +270,17 @@ def embed(collective: str, algorithm: str):
         autoplay = _flag(request.args, "autoplay")
         loop = _flag(request.args, "loop")
         narrate = _flag(request.args, "narrate", default=True)  # the sentence under the player
+        predict = _flag(request.args, "predict")
         theme = request.args.get("theme") or "light"
         if theme not in ("light", "dark"):
             raise PageError(400, f"theme must be light or dark; got {theme!r}")
     except PageError as error:
         return error_page(error, embed=True)
-    config = page_config(state, speed)
+    config = page_config(state, speed, predict)
     config["embed"] = {"autoplay": autoplay, "loop": loop, "narrate": narrate, "theme": theme}
+    mode = {"predict": 1} if predict else {}  # the full lab opens predicting too
     lab_url = url_for(
-        "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query()
+        "lab.lab", collective=state.collective, algorithm=state.algorithm, **state.query(), **mode
     )
     return render_template(
         "lab/embed.html",

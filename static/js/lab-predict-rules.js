@@ -1,0 +1,103 @@
+// Predict, then reveal: what is asked before each step, how an answer is graded, and the run's
+// score. Pure functions of the steps already received (no DOM, no server): the step's `state`
+// lists the cells it changes and its `transfers` who sends to whom, so the browser grades from the
+// data it already holds.
+//
+// A step asks one of two questions:
+// - "cells": which cells of the buffer grid will change (every collective can ask this);
+// - "sender": which rank sends to rank k, when rank k receives from one rank only and that is
+//   the natural question: its partner differs from the previous step's (recursive doubling and
+//   halving, Bruck, pairwise, trees), or the step changes more than half the grid, where
+//   clicking nearly every cell would teach nothing.
+// Cells are in the grid's coordinates: (rank, chunk), or (rank, destination) for all_to_all,
+// whose grid shows rank × destination (chunk s·p+d is a block for d).
+(function (global) {
+  "use strict";
+  const CL = global.CollectiveLab;
+
+  // The grid cells step `i` changes, as keys rank * cols + column.
+  function changedCells(run, i, grid) {
+    const keys = new Set();
+    for (const u of run.steps[i].state) {
+      const col = grid.allToAll ? u.chunk % run.p : u.chunk;
+      keys.add(u.rank * grid.cols + col);
+    }
+    return keys;
+  }
+
+  // Ranks that receive from exactly one other rank in step `i`: dst → src.
+  function soleSenders(run, i) {
+    const from = new Map();
+    for (const t of run.steps[i].transfers) {
+      if (t.src === t.dst) continue;
+      if (!from.has(t.dst)) from.set(t.dst, new Set());
+      from.get(t.dst).add(t.src);
+    }
+    const out = new Map();
+    for (const [dst, srcs] of from) if (srcs.size === 1) out.set(dst, srcs.values().next().value);
+    return out;
+  }
+
+  // The question of step `i` (which must have arrived): {kind: "cells", index, changed} or
+  // {kind: "sender", index, rank, sender}.
+  function question(run, i, grid) {
+    const changed = changedCells(run, i, grid);
+    const cells = { kind: "cells", index: i, changed };
+    const now = soleSenders(run, i);
+    if (!now.size) return cells;
+    const before = i > 0 ? soleSenders(run, i - 1) : new Map();
+    let ranks = [...now.keys()].filter((k) => before.has(k) && before.get(k) !== now.get(k));
+    if (!ranks.length && changed.size > (run.p * grid.cols) / 2) ranks = [...now.keys()];
+    if (!ranks.length) return cells;
+    ranks.sort((a, b) => a - b);
+    const rank = ranks[i % ranks.length]; // a different rank from step to step
+    return { kind: "sender", index: i, rank, sender: now.get(rank) };
+  }
+
+  // Grade an answer: `picks` (a Set of cell keys) for a cells question, `choice` (a rank or
+  // null) for a sender question.
+  function grade(q, answer) {
+    if (q.kind === "sender") {
+      const right = answer.choice === q.sender;
+      return { kind: "sender", index: q.index, rank: q.rank, sender: q.sender, choice: answer.choice, right };
+    }
+    const hits = [], wrong = [], missed = [];
+    for (const key of answer.picks) (q.changed.has(key) ? hits : wrong).push(key);
+    for (const key of q.changed) if (!answer.picks.has(key)) missed.push(key);
+    return {
+      kind: "cells", index: q.index, hits, wrong, missed, changed: q.changed.size,
+      right: wrong.length === 0 && missed.length === 0,
+    };
+  }
+
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
+
+  // The run's score so far: one result per step graded.
+  class Score {
+    constructor() { this.results = []; }
+
+    add(result) { this.results.push(result); }
+
+    get graded() { return this.results.length; }
+
+    text() {
+      const rs = this.results;
+      if (!rs.length) return "";
+      const cells = rs.filter((r) => r.kind === "cells");
+      const senders = rs.filter((r) => r.kind === "sender");
+      const parts = [`${rs.filter((r) => r.right).length} of ${plural(rs.length, "step")} fully right`];
+      if (cells.length) {
+        const found = cells.reduce((n, r) => n + r.hits.length, 0);
+        const changed = cells.reduce((n, r) => n + r.changed, 0);
+        const wrong = cells.reduce((n, r) => n + r.wrong.length, 0);
+        parts.push(`${found} of ${plural(changed, "changed cell")} found`, plural(wrong, "wrong pick"));
+      }
+      if (senders.length) {
+        parts.push(`${senders.filter((r) => r.right).length} of ${plural(senders.length, "sender")} named`);
+      }
+      return parts.join(" · ");
+    }
+  }
+
+  CL.predictRules = { changedCells, soleSenders, question, grade, Score, plural };
+})(window);
