@@ -44,6 +44,7 @@
       this.z = V.range(p).map(() => new Array(this.cols).fill(null));
       this.text = V.range(p).map(() => new Array(this.cols).fill(""));
       for (let r = 0; r < p; r++) for (let c = 0; c < this.cols; c++) this._cell(r, c);
+      this.cursor = run.cursor; // the step z and text show (the run's cursor may be ahead of them)
       this.goal = this._goal();
       this.selected = null;
       const t = this.t, cols = this.cols;
@@ -114,6 +115,7 @@
 
     update(changed) {
       const run = this.run, p = run.p;
+      this.cursor = run.cursor;
       const rows = new Set();
       for (const key of changed) {
         const r = Math.floor(key / run.C), chunk = key % run.C;

@@ -4,7 +4,8 @@
 // (a 64-rank grid is 4,096 cells: no point building it on every step nobody reads).
 //
 // The grid's table is a second way into the grid, not a copy with a life of its own: its cells
-// are the buffer view's own counts, and the cell picked in the grid is the one marked here.
+// are the buffer view's own counts, captioned with the step they show (while chunks fly, the
+// player's cursor is already one ahead), and the cell picked in the grid is the one marked here.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -84,7 +85,7 @@
         }).join("");
         return `<tr><th scope="row">r${r}</th>${cells}</tr>`;
       }).join("");
-      const caption = TEXT.gridCaption(run.cursor + 1, run.total, full, a2a);
+      const caption = TEXT.gridCaption(b.cursor + 1, run.total, full, a2a);
       return `<table class="data-table grid-table" data-role="grid-rows"><caption class="visually-hidden">${CL.escapeHtml(caption)}</caption>`
         + `<thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
     }
