@@ -32,8 +32,9 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Two workers (pytest-xdist): CI has two cores, and a browser test mostly waits on Chromium.
-TEST_WORKERS ?= 2
+# Three workers (pytest-xdist) on CI's two cores: a browser test spends much of its time waiting
+# on Chromium and the live server, so a third worker fills those waits.
+TEST_WORKERS ?= 3
 
 test: lint
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
