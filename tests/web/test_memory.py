@@ -109,12 +109,16 @@ def test_concurrent_idles_trim_at_most_once_per_interval_and_the_last_one_is_not
         lambda: True, trim=lambda: stamps.append(time.monotonic()), min_interval_s=0.2
     )
     threads = [threading.Thread(target=t.on_idle) for _ in range(20)]
+    began = time.monotonic()
     for th in threads:
         th.start()
     for th in threads:
         th.join(5)
     t.on_idle()  # the lab empties again right after: deferred, not dropped
-    assert 2 <= len(stamps) <= 3
+    took = time.monotonic() - began
+    # Once per 0.2 s at most, however slowly a loaded machine starts the 20 threads (the
+    # count once assumed they all started within 0.4 s), and the deferred one is not lost.
+    assert 2 <= len(stamps) <= 2 + took / 0.2
     assert all(b - a >= 0.19 for a, b in zip(stamps, stamps[1:], strict=False))
     assert not t._pending
 
