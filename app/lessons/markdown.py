@@ -22,7 +22,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-# name -> (element, default title); `solution` is a disclosure, the rest are callouts.
+# name -> (element, default title); `solution` and `answer` are disclosures, the rest callouts.
+# A `predict` box asks the reader something before a live element; its `answer` is revealed on
+# request. `instructor` notes are for teachers only (the ?instructor=1 view).
 CONTAINERS = {
     "objectives": ("aside", "Objectives"),
     "note": ("aside", "Note"),
@@ -30,6 +32,8 @@ CONTAINERS = {
     "key-points": ("aside", "Key points"),
     "challenge": ("section", "Challenge"),
     "solution": ("details", "Solution"),
+    "predict": ("section", "Predict"),
+    "answer": ("details", "Show the answer"),
     "instructor": ("aside", "Instructor note"),
 }
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
@@ -63,7 +67,7 @@ def _container_renderer(name: str):
             return f"</{element}>\n" if element == "details" else f"</div></{element}>\n"
         title = token.info.strip()[len(name) :].strip() or default_title
         if element == "details":
-            return f'<details class="solution"><summary>{escape(title)}</summary>\n'
+            return f'<details class="{name}"><summary>{escape(title)}</summary>\n'
         return (
             f'<{element} class="callout callout-{name}" {_callout_role(element, title, env)}>'
             f'<p class="callout-title">{escape(title)}</p><div class="callout-body">\n'
