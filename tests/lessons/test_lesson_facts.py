@@ -165,6 +165,7 @@ def test_alpha_beta_lesson_computes_mstar_for_nvlink_with_the_cost_model():
     share = predicted.latency_s / predicted.time_s
     fractions = {"a third": 1 / 3, "a quarter": 1 / 4, "half": 1 / 2, "two thirds": 2 / 3}
     named = [f for word, f in fractions.items() if re.search(rf"\babout {word}\b", example)]
+    named += [float(pct) / 100 for pct in re.findall(rf"{NUMBER}\s*%", example)]
     assert named and abs(share - named[0]) < 0.03, (share, example)
 
 
@@ -230,7 +231,7 @@ def test_pat_is_default_only_with_one_gpu_per_node(slug):
     sentence_with(slug, r"\bPAT\b", r"\bdefault\b", r"\bone (?:GPU|rank) per node\b")
 
 
-@pytest.mark.parametrize("slug", ["allreduce-vs-reduce-broadcast", "ring-allreduce"])
+@pytest.mark.parametrize("slug", ["allreduce-vs-reduce-broadcast"])  # the bound is lesson 5's
 def test_allreduce_bound_is_for_point_to_point_algorithms(slug):
     sentence_with(slug, r"point-to-point", r"\bbound\b|\bbeaten\b")
     sentence_with(slug, r"\bNVLS\b", r"\bSHARP\b", r"\bbeat|\bbelow\b|\bexceed")
@@ -254,7 +255,7 @@ def test_lessons_counting_tp_allreduces_add_the_recomputed_forward(slug):
 
 def test_tp_count_pattern_finds_the_lessons_that_list_tp_traffic():
     found = [s.stem for s in LESSONS.glob("*.md") if TP_COUNT.search(text(s.stem))]
-    assert {"why-collectives", "3d-parallelism"} <= set(found)
+    assert "3d-parallelism" in found  # why-collectives leaves the per-layer count to it
 
 
 def test_nccl_environment_lists_every_configuration_file():
