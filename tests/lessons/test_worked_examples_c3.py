@@ -82,3 +82,69 @@ TP8_PP2_DP8 = {"pp": "2", "dp": "8", "micro_batches": "128"}
 def test_3d_times_and_other_layouts_tie_to_the_calculator(changes, what, written):
     got = measure(run_with(SLUG_3D, "parallelism_3d", changes), what)
     assert_matches(SLUG_3D, written, got, f"{what} with {changes}")
+
+
+# -- hierarchical-allreduce: one 25 MiB bucket, then the whole gradient, on 16 × 8 GPUs ----------
+
+SLUG_H = "hierarchical-allreduce"
+WHOLE_GRADIENT = {"message_bytes": "14000000000"}
+
+
+@pytest.mark.parametrize(
+    ("key", "written"),
+    [("flat_s", "1.73 ms"), ("leader_s", "1.42 ms"), ("hierarchical_s", "0.31 ms")],
+)
+def test_hierarchical_bucket_ties_to_the_calculator(key, written):
+    assert_ties(SLUG_H, "hierarchical", key, written)
+
+
+def eight_nic_flat_ring(result) -> float:
+    """The flat ring with NCCL's channels spreading it over all 8 NICs: bandwidth time ÷ 8."""
+    flat = row(result, "flat")
+    return flat["inter latency"] + flat["inter bandwidth"] / 8
+
+
+@pytest.mark.parametrize(
+    ("changes", "written", "compute"),
+    [
+        ({}, "0.69 ms", lambda r: row(r, "flat")["inter latency"]),
+        ({}, "1.04 ms", lambda r: row(r, "flat")["inter bandwidth"]),
+        ({}, "0.08 ms", lambda r: row(r, "(b)")["inter latency"]),
+        ({}, "81 µs", lambda r: row(r, "(b)")["inter latency"]),
+        ({}, "0.12 ms", lambda r: row(r, "(b)")["inter bandwidth"]),
+        ({}, "0.10 ms", lambda r: row(r, "(b)")["intra bandwidth"]),
+        ({}, "8.4 µs", lambda r: row(r, "(b)")["intra latency"]),
+        (
+            {},
+            "0.11 ms",
+            lambda r: row(r, "(b)")["intra latency"] + row(r, "(b)")["intra bandwidth"],
+        ),
+        ({}, "0.13 ms", lambda r: row(r, "flat")["inter bandwidth"] / 8),
+        ({}, "0.82 ms", eight_nic_flat_ring),
+        (WHOLE_GRADIENT, "0.12 s", lambda r: output(r, "hierarchical_s")),
+        (WHOLE_GRADIENT, "0.56 s", lambda r: output(r, "flat_s")),
+        (WHOLE_GRADIENT, "70 ms", eight_nic_flat_ring),
+        (WHOLE_GRADIENT, "54 ms", lambda r: row(r, "(b)")["intra bandwidth"]),
+    ],
+)
+def test_hierarchical_phases_tie_to_the_calculator(changes, written, compute):
+    got = compute(run_with(SLUG_H, "hierarchical", changes))
+    assert_matches(SLUG_H, written, got, f"the calculator with {changes}")
+
+
+ZERO_PLUS_PLUS = {"qwz": "true", "hpz": "true", "qgz": "true"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "key", "written"),
+    [
+        ({}, "cross_node_bytes", "41.7 GB"),
+        ({}, "time_s", "0.83 s"),
+        (ZERO_PLUS_PLUS, "cross_node_bytes", "10.4 GB"),
+        (ZERO_PLUS_PLUS, "intra_node_bytes", "12.25 GB"),
+        (ZERO_PLUS_PLUS, "time_s", "0.24 s"),
+    ],
+)
+def test_zero_plus_plus_on_the_case_ties_to_the_calculator(changes, key, written):
+    got = output(run_with(SLUG_H, "zero", changes), key)
+    assert_matches(SLUG_H, written, got, f"{key} with {changes}")
