@@ -56,6 +56,10 @@ DIRECT = [
     ("hierarchical-allreduce", "hierarchical", "flat_s", "1.73 ms"),
     ("hierarchical-allreduce", "hierarchical", "leader_s", "1.42 ms"),
     ("hierarchical-allreduce", "hierarchical", "hierarchical_s", "0.31 ms"),
+    ("moe-all-to-all", "moe", "buffer_bytes", "67.1 MB"),
+    ("moe-all-to-all", "moe", "sent_bytes", "58.7 MB"),
+    ("moe-all-to-all", "moe", "all_to_all_s", "0.13 ms"),
+    ("moe-all-to-all", "moe", "per_step_s", "17 ms"),
 ]
 
 
@@ -70,6 +74,7 @@ WHOLE_GRADIENT = {"message_bytes": "14000000000"}
 ZERO_PLUS_PLUS = {"qwz": "true", "hpz": "true", "qgz": "true"}
 D3, H = ("3d-parallelism", "parallelism_3d"), ("hierarchical-allreduce", "hierarchical")
 Z = ("hierarchical-allreduce", "zero")
+MOE, NDR = ("moe-all-to-all", "moe"), {"hardware": "ib_ndr"}
 
 # (lesson and calculator, input changes, what to measure, as written)
 DERIVED = [
@@ -103,6 +108,8 @@ DERIVED = [
     (Z, ZERO_PLUS_PLUS, out("cross_node_bytes"), "10.4 GB"),
     (Z, ZERO_PLUS_PLUS, out("intra_node_bytes"), "12.25 GB"),
     (Z, ZERO_PLUS_PLUS, out("time_s"), "0.24 s"),
+    (MOE, NDR, out("all_to_all_s"), "1.19 ms"),
+    (MOE, NDR, out("per_step_s"), "153 ms"),
 ]
 
 
