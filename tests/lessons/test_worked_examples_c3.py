@@ -38,7 +38,7 @@ def took(dimension: str):
 
 
 def part(variant: str, *columns: str):
-    """Measure the sum of some time columns of a hierarchical variant's row."""
+    """Measure the sum of some time columns of a variant's (an algorithm's) row."""
     return lambda result: sum(row(result, variant)[c] for c in columns)
 
 
@@ -75,6 +75,7 @@ ZERO_PLUS_PLUS = {"qwz": "true", "hpz": "true", "qgz": "true"}
 D3, H = ("3d-parallelism", "parallelism_3d"), ("hierarchical-allreduce", "hierarchical")
 Z = ("hierarchical-allreduce", "zero")
 MOE, NDR = ("moe-all-to-all", "moe"), {"hardware": "ib_ndr"}
+SCHED = ("communication-scheduling", "compare")
 
 # (lesson and calculator, input changes, what to measure, as written)
 DERIVED = [
@@ -110,6 +111,8 @@ DERIVED = [
     (Z, ZERO_PLUS_PLUS, out("time_s"), "0.24 s"),
     (MOE, NDR, out("all_to_all_s"), "1.19 ms"),
     (MOE, NDR, out("per_step_s"), "153 ms"),
+    (SCHED, {}, part("ring", "bandwidth"), "1.60 ms"),
+    (SCHED, {"hardware": "nvswitch_h100"}, part("ring", "bandwidth"), "0.11 ms"),
 ]
 
 
