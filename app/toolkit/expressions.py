@@ -77,6 +77,29 @@ def _with_implied_products(tokens: list[str]) -> str:
     return " ".join(out)
 
 
+def _split_names(tokens: list[str], names: tuple[str, ...]) -> list[str]:
+    """Read run-together names as a product, as a whiteboard does: "Mbeta" is M·β, "gN" g·N.
+
+    A token that is not a name but splits wholly into names (longest first) is split; any
+    other token is kept, to be refused later by name.
+    """
+    out = []
+    for token in tokens:
+        parts = None if token in names or not token[0].isalpha() else _split(token, names)
+        out.extend(parts or [token])
+    return out
+
+
+def _split(token: str, names: tuple[str, ...]) -> list[str] | None:
+    if not token:
+        return []
+    for name in sorted((n for n in names if token.startswith(n)), key=len, reverse=True):
+        rest = _split(token[len(name) :], names)
+        if rest is not None:
+            return [name, *rest]
+    return None
+
+
 def _refuse_calls(tokens: list[str], names: tuple[str, ...]) -> None:
     """Refuse `name(` for a name that is not a variable: a function call, not a product."""
     for name, after in zip(tokens, tokens[1:], strict=False):
@@ -108,7 +131,7 @@ def parse(text: object, names: Iterable[str], field: str = "answer") -> ast.expr
     for typed, meant in SPELLINGS.items():
         text = text.replace(typed, meant)
     try:
-        tokens = _tokens(text)
+        tokens = _split_names(_tokens(text), names)
         _refuse_calls(tokens, names)
         source = _with_implied_products(tokens)
         tree = ast.parse(source, mode="eval").body
