@@ -54,6 +54,7 @@ class Drill:
     id: str
     title: str
     summary: str
+    lesson: str  # the slug of the lesson that teaches it
     setup: str
     legend: str
     variables: tuple[str, ...]
@@ -84,6 +85,7 @@ class Drill:
             "id": self.id,
             "title": self.title,
             "summary": self.summary,
+            "lesson": self.lesson,
             "setup": self.setup,
             "legend": self.legend,
             "variables": list(self.names),
@@ -119,6 +121,7 @@ def drills() -> dict[str, Drill]:
             id=raw["id"],
             title=raw["title"],
             summary=raw["summary"],
+            lesson=raw["lesson"],
             setup=raw["setup"],
             legend=raw["legend"],
             variables=variables,

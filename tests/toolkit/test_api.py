@@ -30,6 +30,7 @@ def test_the_site_header_links_the_toolkit(client):
 def test_a_drill_page_holds_no_model_answer(client):
     html = client.get("/toolkit/drills/ring-allreduce").get_data(as_text=True)
     assert "2*(p - 1)*M/p" not in html and "How many bytes is one chunk?" in html
+    assert 'href="/lessons/ring-allreduce"' in html
 
 
 def test_a_design_page_holds_no_model_answer_until_asked(client):

@@ -42,6 +42,14 @@ def test_each_authored_mistake_gets_its_feedback_and_the_hint(drill_id, step, wr
     assert out["next"] == step and "model" not in out
 
 
+def test_every_drill_links_a_lesson_of_the_course():
+    from pathlib import Path
+
+    lessons = Path(__file__).resolve().parents[2] / "lessons"
+    for drill in d.drills().values():
+        assert (lessons / f"{drill.lesson}.md").is_file(), drill.lesson
+
+
 def test_every_step_has_at_least_one_authored_mistake():
     assert all(step.mistakes for drill in d.drills().values() for step in drill.steps)
 

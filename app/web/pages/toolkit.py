@@ -15,6 +15,7 @@ import random
 
 from flask import Blueprint, jsonify, render_template, request
 
+from app.course import current_course
 from app.toolkit import cheatsheet, design, drills, layout
 from app.toolkit.expressions import ExpressionError
 
@@ -71,7 +72,8 @@ def drill_page(drill_id: str):
     drill = drills.drills().get(drill_id)
     if drill is None:
         return _not_found_page("drill", drill_id, drills.drills())
-    return render_template("toolkit/drill.html", drill=drill.public())
+    lesson_title = current_course().titles.get(drill.lesson, drill.lesson)
+    return render_template("toolkit/drill.html", drill=drill.public(), lesson_title=lesson_title)
 
 
 @bp.get("/toolkit/design/<prompt_id>")
