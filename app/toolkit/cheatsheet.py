@@ -51,10 +51,23 @@ def hardware_rows() -> list[dict]:
     return rows
 
 
+def link_ratio() -> dict:
+    """How much faster the link inside a node is than each GPU's NIC (NVLink 4 ÷ NDR: 9×)."""
+    inside, between = (HARDWARE[k] for k in _text()["hardware"]["compare"])
+    return {
+        "inside": inside.label,
+        "between": between.label,
+        "inside_gbs": inside.bandwidth_gbs,
+        "between_gbs": between.bandwidth_gbs,
+        "ratio": inside.bandwidth_gbs / between.bandwidth_gbs,
+    }
+
+
 def sheet() -> dict:
     """Everything the cheat sheet page shows, text and numbers."""
     return {
         **_text(),
+        "link_ratio": link_ratio(),
         "busbw_rows": busbw_rows(),
         "hardware_rows": hardware_rows(),
         "example_ranks": EXAMPLE_RANKS,

@@ -87,6 +87,13 @@ def test_the_printed_links_are_the_presets_per_direction_and_doubled(tables):
     assert dict((c[0], c[1]) for c in body)[HARDWARE["nvlink4"].label] == "450"
 
 
+def test_the_nvlink_to_nic_ratio_is_computed_from_the_presets(client):
+    html = client.get("/toolkit/cheatsheet").get_data(as_text=True)
+    ratio = HARDWARE["nvlink4"].bandwidth_gbs / HARDWARE["ib_ndr"].bandwidth_gbs
+    assert ratio == 9  # REFERENCE § 4: NVLink 4 / NDR = 450/50 ≈ 9×
+    assert f"= 450/50 = {ratio:g}×" in html
+
+
 def test_the_sheet_says_the_facts_interviews_get_wrong():
     text = repr(cheatsheet.sheet())
     for fact in ("NCCL_COMM_TIMEOUT", "NCCL_PROFILE", "256 KB", "10 min", "NCCL_IB_TIMEOUT"):
