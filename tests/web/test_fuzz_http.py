@@ -531,6 +531,7 @@ def test_the_fuzzing_covers_every_endpoint_of_the_app():
     endpoints = {endpoint for _, endpoint, _, _ in RULES}
     assert {"api.simulate_run", "costs.calc", "quiz_api.answer", "lab.embed", "static"} <= endpoints
     assert {"lessons.search", "lessons.index", "pages.favicon"} <= endpoints
+    assert {"toolkit.drill_check", "toolkit.layout_check", "toolkit.triage_check"} <= endpoints
     assert ("/api/simulate", "POST") in {(r, m) for r, _, m, _ in RULES}
     assert ("/api/quiz/answer", "POST") in {(r, m) for r, _, m, _ in RULES}
 
