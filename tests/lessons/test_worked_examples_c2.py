@@ -8,3 +8,17 @@ from tests.lessons.worked import assert_ties
 
 def test_communicators_tp_allreduce_is_bandwidth_bound():
     assert_ties("communicators", "crossover", "latency_share_pct", "3.1%")
+
+
+def test_overlap_crossover_of_a_bucket_on_128_ranks():
+    assert_ties("overlap-and-bucketing", "crossover", "m_star_bytes", "17.3 MB")
+
+
+def test_overlap_running_case_gradient_sync():
+    for key, written in (
+        ("buckets", "384"),
+        ("comm_s", "0.82 s"),
+        ("backward_s", "0.29 s"),
+        ("exposed_overlap_s", "0.53 s"),
+    ):
+        assert_ties("overlap-and-bucketing", "ddp_overlap", key, written)
