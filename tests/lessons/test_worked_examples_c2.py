@@ -22,3 +22,14 @@ def test_overlap_running_case_gradient_sync():
         ("exposed_overlap_s", "0.53 s"),
     ):
         assert_ties("overlap-and-bucketing", "ddp_overlap", key, written)
+
+
+def test_compression_running_case_on_128_ranks():
+    for key, written in (
+        ("dense_bytes_per_rank", "55.6 GB"),
+        ("dense_time_s", "1.11 s"),
+        ("topk_time_s", "0.14 s"),
+        ("powersgd_time_s", "3.5 ms"),
+        ("topk_break_even_density", "0.0078"),
+    ):
+        assert_ties("gradient-compression", "compression", key, written)
