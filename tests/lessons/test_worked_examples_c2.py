@@ -33,3 +33,8 @@ def test_compression_running_case_on_128_ranks():
         ("topk_break_even_density", "0.0078"),
     ):
         assert_ties("gradient-compression", "compression", key, written)
+
+
+def test_gpu_interconnects_case_allreduce_inside_a_node():
+    assert_ties("gpu-interconnects", "crossover", "busbw_gbs", "450 GB/s")
+    assert_ties("gpu-interconnects", "crossover", "m_star_bytes", "2.16 MB")
