@@ -38,3 +38,7 @@ def test_compression_running_case_on_128_ranks():
 def test_gpu_interconnects_case_allreduce_inside_a_node():
     assert_ties("gpu-interconnects", "crossover", "busbw_gbs", "450 GB/s")
     assert_ties("gpu-interconnects", "crossover", "m_star_bytes", "2.16 MB")
+
+
+def test_networks_one_rail_of_the_case_runs_at_line_rate():
+    assert_ties("networks", "crossover", "busbw_gbs", "50 GB/s")
