@@ -29,6 +29,8 @@ def test_compute_is_six_flop_per_parameter_per_token_at_the_mfu():
     result = step_budget()
     assert result.output("pflop") == pytest.approx(6 * PSI * TOKENS / 1e15)
     assert result.output("compute_s") == pytest.approx(COMPUTE)
+    assert result.output("forward_s") == pytest.approx(FORWARD)
+    assert result.output("backward_s") == pytest.approx(BACKWARD)
     assert COMPUTE == pytest.approx(3.479, abs=5e-4)  # docs/course-case.md's "≈ 3.5 s"
     assert step_budget(mfu=0.2).output("compute_s") == pytest.approx(2 * COMPUTE)
 

@@ -140,6 +140,8 @@ def step_budget(**values) -> Result:
         outputs=(
             Output("pflop", "Compute per step (PFLOP)", flops / 1e15, RATIO),
             Output("compute_s", "Compute time per step", compute_s, TIME),
+            Output("forward_s", "Forward (a third of compute)", compute_s / 3, TIME),
+            Output("backward_s", "Backward (two thirds)", 2 * compute_s / 3, TIME),
             Output(
                 "state_bytes", "Weights, gradients, optimizer per GPU", state_bytes(values), BYTES
             ),
@@ -175,6 +177,8 @@ def step_budget(**values) -> Result:
             "DP/ZeRO collectives run behind the forward or backward pass they belong to.",
             data.note,
             "Memory counts weights, gradients and Adam state only; activations come on top.",
+            "Left out: the tail after backward's last gradient (the last bucket's collective; "
+            "see ddp_overlap) and contention between dimensions sharing a link.",
         ),
     )
 
