@@ -11,7 +11,7 @@ Adam state per parameter (Rajbhandari et al., ZeRO, 2020), sharded by tp·pp and
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .. import units
@@ -28,7 +28,7 @@ from .fields import (
     within_rank_limit,
 )
 from .parallelism_3d import FIELDS as LAYOUT_FIELDS
-from .parallelism_3d import link_of, pipeline_traffic, tensor_traffic, whole_stages
+from .parallelism_3d import Dimension, link_of, pipeline_traffic, tensor_traffic, whole_stages
 from .registry import calculator
 from .result import BYTES, COUNT, PERCENT, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 from .step_plan import ADAM_STATE_BYTES, FLOP_PER_PARAM_TOKEN, Exposure, dp_plan, state_bytes
@@ -95,9 +95,74 @@ class Term(NamedTuple):
     total_s: float
     exposed_s: float
 
+    @classmethod
+    def on_critical_path(cls, d: Dimension) -> Term:
+        """A TP or PP dimension: nothing waits in parallel with it, so all of it is exposed."""
+        return cls(d.name, d.link, d.count, d.sent, d.time_s, d.time_s)
+
     def row(self) -> list:
         """Return the table row."""
         return list(self)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One step's numbers: compute, the non-compute terms, and the training state."""
+
+    values: dict
+    gpus: int
+    m: int  # micro-batches per replica
+    flops: float
+    compute_s: float
+    terms: tuple[Term, ...]  # tensor, pipeline, data, bubble
+    data: Exposure
+
+    @property
+    def exposed_comm_s(self) -> float:
+        """Communication the GPUs wait for (the bubble is idle time, not communication)."""
+        return sum(t.exposed_s for t in self.terms[:3])
+
+    @property
+    def step_s(self) -> float:
+        """Compute plus everything exposed."""
+        return self.compute_s + sum(t.exposed_s for t in self.terms)
+
+    @property
+    def state(self) -> float:
+        """Bytes of weights, gradients and optimizer state per GPU."""
+        return state_bytes(self.values)
+
+    @property
+    def memory(self) -> float:
+        """The state as a share of the GPU's memory (1 = full)."""
+        return self.state / (self.values["memory_gb"] * 1e9)
+
+    @property
+    def worst(self) -> Term:
+        """The largest exposed term."""
+        return max(self.terms, key=lambda t: t.exposed_s)
+
+    def outputs(self) -> tuple[Output, ...]:
+        """The headline numbers."""
+        tensor, pipeline, _, bubble = self.terms
+        exposed_pct = 100 * self.exposed_comm_s / self.step_s
+        return (
+            Output("pflop", "Compute per step (PFLOP)", self.flops / 1e15, RATIO),
+            Output("compute_s", "Compute time per step", self.compute_s, TIME),
+            Output("forward_s", "Forward (a third of compute)", self.compute_s / 3, TIME),
+            Output("backward_s", "Backward (two thirds)", 2 * self.compute_s / 3, TIME),
+            Output("state_bytes", "Weights, gradients, optimizer per GPU", self.state, BYTES),
+            Output("memory_pct", "Of the GPU's memory", 100 * self.memory, PERCENT),
+            Output("micro_batches", "Micro-batches per replica m", self.m, COUNT),
+            Output("tp_s", "Tensor-parallel time (exposed)", tensor.exposed_s, TIME),
+            Output("pp_s", "Pipeline sends (exposed)", pipeline.exposed_s, TIME),
+            Output("bubble_s", "Pipeline bubble", bubble.exposed_s, TIME),
+            Output("dp_s", "Data-parallel / ZeRO time", self.data.total_s, TIME),
+            Output("dp_exposed_s", "Data-parallel / ZeRO exposed", self.data.exposed_s, TIME),
+            Output("step_s", "Step time", self.step_s, TIME),
+            Output("exposed_pct", "Step spent in exposed communication", exposed_pct, PERCENT),
+            Output("first_change", "What to change first", _first_change(self), TEXT),
+        )  # fmt: skip
 
 
 @calculator(
@@ -109,78 +174,48 @@ class Term(NamedTuple):
 )
 def step_budget(**values) -> Result:
     """Return the step's compute, memory, each dimension's exposed time and what to change."""
+    budget = _budget(values)
+    return Result(
+        calculator="step_budget",
+        inputs=values,
+        outputs=budget.outputs(),
+        formula=(
+            "compute = 6·Ψ·B·s / (GPUs·peak·MFU); step = compute + TP + PP sends + bubble "
+            "+ max(0, DP in forward − forward) + max(0, DP in backward − backward); "
+            "forward = compute/3, backward = 2·compute/3, bubble = compute·(pp−1)/m"
+        ),
+        substituted=_substituted(budget),
+        interpretation=_sentence(budget),
+        table=table(COLUMNS, [t.row() for t in budget.terms]),
+        charts=(_chart(budget),),
+        notes=(
+            "TP and PP traffic is counted as exposed: the next operation waits for it. "
+            "DP/ZeRO collectives run behind the forward or backward pass they belong to.",
+            budget.data.note,
+            "Memory counts weights, gradients and Adam state only; activations come on top.",
+            "Left out: the tail after backward's last gradient (the last bucket's collective; "
+            "see ddp_overlap) and contention between dimensions sharing a link.",
+        ),
+    )
+
+
+def _budget(values: dict) -> Budget:
+    """Work out the step: compute, then each dimension's traffic and what of it is exposed."""
     gpus, m = _check(values)
     flops = FLOP_PER_PARAM_TOKEN * values["params"] * values["global_batch"] * values["seq"]
     compute_s = flops / (gpus * values["peak_tflops"] * 1e12 * values["mfu"])
     shape = {**values, "micro_batches": m}
     activation = values["micro_batch"] * values["seq"] * values["hidden"] * values["dtype_bytes"]
     within_one_message(activation, "an activation, micro_batch × seq × hidden × dtype_bytes")
-    tensor, pipeline = tensor_traffic(shape, activation), pipeline_traffic(shape, activation)
     data = _data(values, m, compute_s)
     bubble_s = compute_s * (values["pp"] - 1) / m
-    terms = [
-        Term("tensor", tensor.link, tensor.count, tensor.sent, tensor.time_s, tensor.time_s),
-        Term(
-            "pipeline",
-            pipeline.link,
-            pipeline.count,
-            pipeline.sent,
-            pipeline.time_s,
-            pipeline.time_s,
-        ),  # fmt: skip
+    terms = (
+        Term.on_critical_path(tensor_traffic(shape, activation)),
+        Term.on_critical_path(pipeline_traffic(shape, activation)),
         Term(data.name, data.link, data.count, data.sent, data.total_s, data.exposed_s),
         Term("pipeline bubble", "none (idle)", 0, 0.0, bubble_s, bubble_s),
-    ]
-    exposed_comm = sum(t.exposed_s for t in terms[:3])
-    step_s = compute_s + exposed_comm + bubble_s
-    memory = state_bytes(values) / values["memory_gb"] / 1e9
-    return Result(
-        calculator="step_budget",
-        inputs=values,
-        outputs=(
-            Output("pflop", "Compute per step (PFLOP)", flops / 1e15, RATIO),
-            Output("compute_s", "Compute time per step", compute_s, TIME),
-            Output("forward_s", "Forward (a third of compute)", compute_s / 3, TIME),
-            Output("backward_s", "Backward (two thirds)", 2 * compute_s / 3, TIME),
-            Output(
-                "state_bytes", "Weights, gradients, optimizer per GPU", state_bytes(values), BYTES
-            ),
-            Output("memory_pct", "Of the GPU's memory", 100 * memory, PERCENT),
-            Output("micro_batches", "Micro-batches per replica m", m, COUNT),
-            Output("tp_s", "Tensor-parallel time (exposed)", terms[0].exposed_s, TIME),
-            Output("pp_s", "Pipeline sends (exposed)", terms[1].exposed_s, TIME),
-            Output("bubble_s", "Pipeline bubble", bubble_s, TIME),
-            Output("dp_s", "Data-parallel / ZeRO time", data.total_s, TIME),
-            Output("dp_exposed_s", "Data-parallel / ZeRO exposed", data.exposed_s, TIME),
-            Output("step_s", "Step time", step_s, TIME),
-            Output(
-                "exposed_pct",
-                "Step spent in exposed communication",
-                100 * exposed_comm / step_s,
-                PERCENT,
-            ),
-            Output(
-                "first_change", "What to change first", _first_change(values, terms, memory), TEXT
-            ),
-        ),  # fmt: skip
-        formula=(
-            "compute = 6·Ψ·B·s / (GPUs·peak·MFU); step = compute + TP + PP sends + bubble "
-            "+ max(0, DP in forward − forward) + max(0, DP in backward − backward); "
-            "forward = compute/3, backward = 2·compute/3, bubble = compute·(pp−1)/m"
-        ),
-        substituted=_substituted(values, gpus, flops, compute_s, terms, data),
-        interpretation=_sentence(values, compute_s, step_s, exposed_comm, memory, terms),
-        table=table(COLUMNS, [t.row() for t in terms]),
-        charts=(_chart(compute_s, terms),),
-        notes=(
-            "TP and PP traffic is counted as exposed: the next operation waits for it. "
-            "DP/ZeRO collectives run behind the forward or backward pass they belong to.",
-            data.note,
-            "Memory counts weights, gradients and Adam state only; activations come on top.",
-            "Left out: the tail after backward's last gradient (the last bucket's collective; "
-            "see ddp_overlap) and contention between dimensions sharing a link.",
-        ),
     )
+    return Budget(values, gpus, m, flops, compute_s, terms, data)
 
 
 def _check(values: dict) -> tuple[int, int]:
@@ -217,11 +252,11 @@ def _data(values: dict, m: int, compute_s: float) -> Exposure:
     return plan.expose(priced, link, dp)
 
 
-def _first_change(values: dict, terms: list[Term], memory: float) -> str:
+def _first_change(budget: Budget) -> str:
     """Say what to change first: memory that does not fit, else the biggest exposed term."""
-    if memory > 1:
+    if budget.memory > 1:
         return "Make it fit first: shard more (a higher ZeRO stage) or split the model (tp, pp)."
-    worst = max(terms, key=lambda t: t.exposed_s)
+    worst = budget.worst
     if worst.exposed_s == 0:
         return "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
     if worst.name == "tensor":
@@ -237,43 +272,44 @@ def _first_change(values: dict, terms: list[Term], memory: float) -> str:
     )
 
 
-def _substituted(values, gpus, flops, compute_s, terms, data) -> str:
+def _substituted(budget: Budget) -> str:
     """Write the compute and each term with the numbers in."""
-    peak = values["peak_tflops"] * 1e12 * values["mfu"]
+    v = budget.values
+    peak = v["peak_tflops"] * 1e12 * v["mfu"]
     return (
-        f"compute = 6 · {values['params']:.4g} · {values['global_batch']:,} · {values['seq']:,} "
-        f"= {flops:.4g} FLOP / ({gpus:,} · {peak:.4g} FLOP/s) = {units.seconds(compute_s)}; "
+        f"compute = 6 · {v['params']:.4g} · {v['global_batch']:,} · {v['seq']:,} "
+        f"= {budget.flops:.4g} FLOP / ({budget.gpus:,} · {peak:.4g} FLOP/s) = "
+        f"{units.seconds(budget.compute_s)}; "
         + "; ".join(
             f"{t.name}: {units.seconds(t.total_s)}, exposed {units.seconds(t.exposed_s)}"
-            for t in terms
+            for t in budget.terms
         )
-        + f"; {data.how}"
+        + f"; {budget.data.how}"
     )
 
 
-def _sentence(values, compute_s, step_s, exposed_comm, memory, terms) -> str:
+def _sentence(budget: Budget) -> str:
     """Say how long the step takes, what is exposed, and whether the state fits."""
-    worst = max(terms, key=lambda t: t.exposed_s)
-    fits = "fits in" if memory <= 1 else "does NOT fit in"
+    v, worst = budget.values, budget.worst
+    fits = "fits in" if budget.memory <= 1 else "does NOT fit in"
+    largest = (
+        f"; the largest exposed term is {worst.name}, {units.seconds(worst.exposed_s)}"
+        if worst.exposed_s > 0
+        else ""
+    )
     return (
-        f"Compute takes {units.seconds(compute_s)} per step; the step takes "
-        f"{units.seconds(step_s)}, {100 * exposed_comm / step_s:.3g}% of it exposed "
-        f"communication"
-        + (
-            f"; the largest exposed term is {worst.name}, {units.seconds(worst.exposed_s)}"
-            if worst.exposed_s > 0
-            else ""
-        )
-        + f". The training state ({units.size(state_bytes(values))} per GPU, "
-        f"{ADAM_STATE_BYTES + 2 * values['dtype_bytes']} bytes per parameter) {fits} "
-        f"{values['memory_gb']:g} GB."
+        f"Compute takes {units.seconds(budget.compute_s)} per step; the step takes "
+        f"{units.seconds(budget.step_s)}, {100 * budget.exposed_comm_s / budget.step_s:.3g}% "
+        f"of it exposed communication{largest}. The training state "
+        f"({units.size(budget.state)} per GPU, {ADAM_STATE_BYTES + 2 * v['dtype_bytes']} bytes "
+        f"per parameter) {fits} {v['memory_gb']:g} GB."
     )
 
 
-def _chart(compute_s: float, terms: list[Term]) -> dict:
+def _chart(budget: Budget) -> dict:
     """The step as a stacked bar, beside the same step with no overlap at all."""
-    stacks = {"compute": [compute_s, compute_s]}
-    for t in terms:
+    stacks = {"compute": [budget.compute_s, budget.compute_s]}
+    for t in budget.terms:
         stacks[t.name] = [t.exposed_s, t.total_s]
     return stacked_chart(
         "One step: compute and what is exposed", ["this step", "no overlap"], stacks
