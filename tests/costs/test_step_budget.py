@@ -90,6 +90,7 @@ def test_tensor_parallelism_inside_a_node_is_exposed_and_its_count_is_parallelis
     grads = ring_allreduce(16, PSI / 8 * 2, NDR_A, NDR_B)
     exposed = tp + max(0, grads - BACKWARD / m)
     assert result.output("step_s") == pytest.approx(COMPUTE + exposed)
+    assert result.output("exposed_s") == pytest.approx(exposed)
     assert result.output("first_change").startswith("Tensor parallelism: lower tp")
     same = parallelism_3d(micro_batches=m, tp=8, pp=1, dp=16, params=PSI)
     row = next(r for r in result.table["rows"] if r[0] == "tensor")

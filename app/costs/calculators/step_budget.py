@@ -159,6 +159,7 @@ class Budget:
             Output("bubble_s", "Pipeline bubble", bubble.exposed_s, TIME),
             Output("dp_s", "Data-parallel / ZeRO time", self.data.total_s, TIME),
             Output("dp_exposed_s", "Data-parallel / ZeRO exposed", self.data.exposed_s, TIME),
+            Output("exposed_s", "Exposed communication", self.exposed_comm_s, TIME),
             Output("step_s", "Step time", self.step_s, TIME),
             Output("exposed_pct", "Step spent in exposed communication", exposed_pct, PERCENT),
             Output("first_change", "What to change first", _first_change(self), TEXT),
