@@ -46,7 +46,11 @@ def test_plain_ddp_does_not_fit_and_hides_half_its_allreduce():
     # Gradients accumulate locally; the allreduce hides only behind the last backward.
     assert result.output("dp_exposed_s") == pytest.approx(allreduce - BACKWARD / m)
     assert result.output("step_s") == pytest.approx(COMPUTE + allreduce - BACKWARD / m)
-    assert result.output("first_change").startswith("Make it fit first")
+    assert result.output("first_change") == "make it fit"
+    assert result.interpretation.endswith(
+        "does NOT fit in 80 GB. Make it fit first: shard more "
+        "(a higher ZeRO stage) or split the model (tp, pp)."
+    )
 
 
 @pytest.mark.parametrize(
@@ -69,7 +73,8 @@ def test_zero_three_gathers_the_weights_again_for_every_micro_batch():
     one = step_budget(zero_stage=3, micro_batch=8)
     assert one.output("dp_s") == pytest.approx(3 * half)
     assert one.output("dp_exposed_s") == 0
-    assert one.output("first_change").startswith("Nothing is exposed")
+    assert one.output("first_change") == "nothing"
+    assert "Nothing is exposed: the step is compute-bound" in one.interpretation
 
 
 def test_zero_one_hides_its_reduce_scatter_but_not_all_of_its_allgather():
@@ -78,7 +83,8 @@ def test_zero_one_hides_its_reduce_scatter_but_not_all_of_its_allgather():
     exposed = max(0, half - BACKWARD / m) + max(0, half - FORWARD / m)
     assert result.output("dp_exposed_s") == pytest.approx(exposed)
     assert half < BACKWARD / m  # so only the allgather shows
-    assert result.output("first_change").startswith("Data-parallel traffic")
+    assert result.output("first_change") == "data-parallel traffic"
+    assert "Data-parallel traffic outlasts its window" in result.interpretation
 
 
 def test_tensor_parallelism_inside_a_node_is_exposed_and_its_count_is_parallelism_3ds():
@@ -91,7 +97,8 @@ def test_tensor_parallelism_inside_a_node_is_exposed_and_its_count_is_parallelis
     exposed = tp + max(0, grads - BACKWARD / m)
     assert result.output("step_s") == pytest.approx(COMPUTE + exposed)
     assert result.output("exposed_s") == pytest.approx(exposed)
-    assert result.output("first_change").startswith("Tensor parallelism: lower tp")
+    assert result.output("first_change") == "tensor parallelism"
+    assert "Tensor parallelism: lower tp" in result.interpretation
     same = parallelism_3d(micro_batches=m, tp=8, pp=1, dp=16, params=PSI)
     row = next(r for r in result.table["rows"] if r[0] == "tensor")
     assert row[3] == pytest.approx(same.output("tensor_bytes"))
@@ -99,7 +106,7 @@ def test_tensor_parallelism_inside_a_node_is_exposed_and_its_count_is_parallelis
 
 def test_tensor_parallelism_across_nodes_says_bring_it_inside():
     result = step_budget(tp=16, dp=8)
-    assert result.output("first_change").startswith("Tensor parallelism: keep it inside a node")
+    assert "Tensor parallelism: keep it inside a node" in result.interpretation
 
 
 def test_the_pipeline_adds_its_sends_and_its_bubble():

@@ -162,7 +162,7 @@ class Budget:
             Output("exposed_s", "Exposed communication", self.exposed_comm_s, TIME),
             Output("step_s", "Step time", self.step_s, TIME),
             Output("exposed_pct", "Step spent in exposed communication", exposed_pct, PERCENT),
-            Output("first_change", "What to change first", _first_change(self), TEXT),
+            Output("first_change", "What to change first", _first_change(self)[0], TEXT),
         )  # fmt: skip
 
 
@@ -253,21 +253,26 @@ def _data(values: dict, m: int, compute_s: float) -> Exposure:
     return plan.expose(priced, link, dp)
 
 
-def _first_change(budget: Budget) -> str:
-    """Say what to change first: memory that does not fit, else the biggest exposed term."""
+def _first_change(budget: Budget) -> tuple[str, str]:
+    """Say what to change first, in a word and in a sentence: memory that does not fit, else
+    the largest exposed term."""
     if budget.memory > 1:
-        return "Make it fit first: shard more (a higher ZeRO stage) or split the model (tp, pp)."
+        return "make it fit", (
+            "Make it fit first: shard more (a higher ZeRO stage) or split the model (tp, pp)."
+        )
     worst = budget.worst
     if worst.exposed_s == 0:
-        return "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
+        return "nothing", "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
     if worst.name == "tensor":
         where = "keep it inside a node" if worst.link == "inter-node" else "lower tp"
-        return f"Tensor parallelism: {where}, or use it only where memory needs it."
+        return "tensor parallelism", (
+            f"Tensor parallelism: {where}, or use it only where memory needs it."
+        )
     if worst.name == "pipeline bubble":
-        return "The pipeline bubble: more micro-batches per step, or fewer stages."
+        return "the bubble", "The pipeline bubble: more micro-batches per step, or fewer stages."
     if worst.name == "pipeline":
-        return "Pipeline sends: fewer stages, or stages inside a node."
-    return (
+        return "pipeline sends", "Pipeline sends: fewer stages, or stages inside a node."
+    return "data-parallel traffic", (
         "Data-parallel traffic outlasts its window: fewer, larger micro-batches, a lower ZeRO "
         "stage if memory allows, or a faster network."
     )
@@ -303,7 +308,7 @@ def _sentence(budget: Budget) -> str:
         f"{units.seconds(budget.step_s)}, {100 * budget.exposed_comm_s / budget.step_s:.3g}% "
         f"of it exposed communication{largest}. The training state "
         f"({units.size(budget.state)} per GPU, {ADAM_STATE_BYTES + 2 * v['dtype_bytes']} bytes "
-        f"per parameter) {fits} {v['memory_gb']:g} GB."
+        f"per parameter) {fits} {v['memory_gb']:g} GB. {_first_change(budget)[1]}"
     )
 
 
