@@ -45,3 +45,8 @@ def test_the_when_each_wins_table_is_the_cost_model():
         for text, seconds in zip(written, model_times(m), strict=True):
             value, half_step = parse_written(text)
             assert abs(value - seconds) <= half_step * 1.01, (label, text, seconds)
+
+
+def test_nccls_two_allreduce_algorithms_for_a_bucket_on_the_case():
+    assert_ties("how-nccl-chooses", "compare", "time_s", "184.6 µs")
+    assert_ties("how-nccl-chooses", "compare", "runner_up_ratio", "3.94×")
