@@ -50,3 +50,8 @@ def test_the_when_each_wins_table_is_the_cost_model():
 def test_nccls_two_allreduce_algorithms_for_a_bucket_on_the_case():
     assert_ties("how-nccl-chooses", "compare", "time_s", "184.6 µs")
     assert_ties("how-nccl-chooses", "compare", "runner_up_ratio", "3.94×")
+
+
+def test_pinning_the_ring_for_a_small_message_on_the_case():
+    assert_ties("nccl-environment", "compare", "time_s", "46.98 µs")
+    assert_ties("nccl-environment", "compare", "runner_up_ratio", "14.7×")
