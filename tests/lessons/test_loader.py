@@ -29,6 +29,8 @@ def test_the_real_course_outline_loads_with_22_lessons():
     course = load_course(ROOT / "lessons" / "course.yaml")
     assert len(course.slugs) == 22
     assert course.slugs[0] == "why-collectives"
+    assert course.slugs[-1] == "capstone"  # an empty seed_questions list loads
+    assert course.entries["capstone"].seed_questions == ()
     assert set(course.tags.values()) <= set(course.slugs)
 
 
