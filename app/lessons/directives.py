@@ -25,6 +25,7 @@ from app.collectives import MAX_RANKS, Limits
 from app.collectives.parameters import MAX_BUFFER_CELLS
 
 from .diagrams import DiagramError, render_diagram
+from .diagrams.ring_steps import MAX_RANKS as RING_STEPS_MAX_RANKS
 from .loader import Course, LessonError
 from .selfcheck import load_quiz, render_self_check
 
@@ -138,10 +139,21 @@ def render_lab(d: Directive, ctx: Context) -> str:
         f'<figure class="live live-lab" data-live="lab">'
         f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(title)}" '
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
+        f"{_still(d.target, ranks, ctx)}"
         f"<figcaption>{ctx.inline(text)} "
         f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
         f"</figure>"
     )
+
+
+def _still(target: str, ranks: int, ctx: Context) -> str:
+    """The animation as still frames, for print and for readers without JavaScript (CSS shows
+    it there in place of the frame); only the ring allreduce has a strip (`ring-steps`)."""
+    if target != "allreduce/ring" or ranks > RING_STEPS_MAX_RANKS:
+        return ""
+    strip = render_diagram("ring-steps", {"ranks": str(ranks)}, ctx.uid())
+    note = f"The animation frame by frame: {escape(strip.caption)}"
+    return f'<div class="live-still">{strip.svg}<p class="live-still-note">{note}</p></div>'
 
 
 def _check_lab(target: str, params: dict[str, str], limits: Limits) -> int:

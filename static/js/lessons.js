@@ -214,6 +214,21 @@
       });
     }
     initToc(article);
+    printPredictAnswers(article);
+  }
+
+  // A printed predict box shows its answer (CSS does it where ::details-content exists; this
+  // opens the closed ones for the print and closes them again after it, everywhere else).
+  function printPredictAnswers(article) {
+    let opened = [];
+    window.addEventListener("beforeprint", () => {
+      opened = Array.from(article.querySelectorAll(".callout-predict details.answer:not([open])"));
+      opened.forEach((d) => { d.open = true; });
+    });
+    window.addEventListener("afterprint", () => {
+      opened.forEach((d) => { d.open = false; });
+      opened = [];
+    });
   }
 
   function initToc(article) {

@@ -18,8 +18,9 @@ from tests.lessons.htmltools import parse
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "lessons" / "fixtures"
 REAL_FILES = sorted((ROOT / "lessons").glob("*.md"))
-# ring-basics asks for one @lab, one challenge and two self-check questions (its quiz file).
-RING_PRACTICE = sum(PRACTICE_MINUTES[k] for k in ("lab", "challenge", "question", "question"))
+# ring-basics asks for one @lab, a predict box, a challenge and its quiz file's two questions.
+RING_ASKS = ("lab", "predict", "challenge", "question", "question")
+RING_PRACTICE = sum(PRACTICE_MINUTES[k] for k in RING_ASKS)
 RING_TIME = f"6 min reading · {RING_PRACTICE} min practice"
 
 
