@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.collectives import Limits
-from app.course import Course, Lesson, Section, current_course
+from app.course import Course, Lesson, LessonError, Section, current_course
 from app.course.glossary import Term, load_glossary
 
 from .directives import LESSON_LAB_LIMITS
 from .inventory import take_inventory
 from .pacing import NO_TIME, Pacing, lesson_pacing
 from .render import RenderedLesson, render_lesson
-from .search import SearchIndex, Snippet
+from .search import MAX_TERMS, SearchIndex, Snippet, words
 
 MAX_QUERY = 200
 
@@ -155,6 +155,16 @@ class Library:
             return sorted(terms, key=lambda t: course.entries[t.lesson].position)
 
         return self.course.memo("glossary", build)
+
+    def glossary_matches(self, query: str) -> list[Term]:
+        """The glossary terms whose name holds every query word, as the lesson search matches
+        a word (a query word matches every word it begins); none if the glossary is broken."""
+        asked = words(query)[:MAX_TERMS]
+        try:
+            terms = self.glossary() if asked else []
+        except LessonError:  # the glossary page shows the problem
+            return []
+        return [t for t in terms if all(any(w.startswith(q) for w in words(t.term)) for q in asked)]
 
     # -- search ----------------------------------------------------------------------------------
 

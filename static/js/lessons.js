@@ -137,9 +137,26 @@
     return li;
   }
 
+  // Glossary terms the query names, above the lessons; a definition's TeX shown as its text.
+  function glossaryList(terms) {
+    const list = document.createElement("ul");
+    list.className = "glossary-hits";
+    list.setAttribute("aria-label", "In the glossary");
+    terms.forEach((t) => {
+      const item = document.createElement("li");
+      const note = document.createElement("span");
+      note.className = "muted";
+      note.textContent = "(glossary)";
+      item.append(link(t.url, t.term), " ", note, `: ${t.definition.replace(/\$/g, "")}`);
+      list.append(item);
+    });
+    return list;
+  }
+
   function renderHits(box, query, payload) {
     box.replaceChildren();
     box.hidden = false;
+    if ((payload.glossary || []).length) box.appendChild(glossaryList(payload.glossary));
     const hits = payload.results || [];
     const note = document.createElement("p");
     note.className = "muted";

@@ -180,3 +180,14 @@ def test_the_glossary_is_one_click_from_the_index_and_links_back(page, reading_s
     page.get_by_role("link", name="Tree basics").click()
     expect(page).to_have_url(f"{reading_server.url}/lessons/tree-basics")
     assert page.console_errors == []
+
+
+def test_the_search_box_names_a_glossary_term_as_you_type(page, reading_server):
+    page.goto(f"{reading_server.url}/lessons/")
+    page.get_by_label("Search the lessons").fill("chunk")
+    terms = page.get_by_role("list", name="In the glossary")
+    expect(terms.get_by_role("link", name="chunk")).to_have_attribute(
+        "href", "/lessons/glossary#term-chunk"
+    )
+    expect(terms).to_contain_text("One of the p equal pieces")
+    assert page.console_errors == []

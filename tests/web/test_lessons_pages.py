@@ -267,6 +267,19 @@ def test_the_real_glossary_page_lists_every_term(client):
     assert sorted(dt.text for dt in doc.find_all("dt")) == sorted(t["term"] for t in terms)
 
 
+def test_search_names_the_glossary_terms_the_query_holds(fixture_client):
+    data = fixture_client.get("/api/lessons/search?q=Ring%20allre").get_json()
+    assert [t["term"] for t in data["glossary"]] == ["ring allreduce"]
+    term = data["glossary"][0]
+    assert term["lesson"] == "ring-basics" and term["definition"].startswith("A reduce-scatter")
+    target = page(fixture_client, term["url"].split("#")[0]).find(id=term["url"].split("#")[1])
+    assert target.tag == "dt" and target.text == "ring allreduce"
+    assert fixture_client.get("/api/lessons/search?q=ring%20tree").get_json()["glossary"] == []
+    # without JavaScript the index shows them too, above the lessons
+    hits = page(fixture_client, "/lessons/?q=chunk").find("ul", class_="glossary-hits")
+    assert [a.attrs["href"] for a in hits.find_all("a")] == ["/lessons/glossary#term-chunk"]
+
+
 def test_a_broken_glossary_is_shown_on_its_page_and_the_lessons_stay_up(write_lesson_dir):
     client = write_lesson_dir("## A\n\n@lab allreduce/ring ranks=4\n")
     path = Path(client.application.config["LESSONS_DIR"]) / "glossary.yaml"

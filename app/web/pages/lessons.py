@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 from markupsafe import Markup
 
 from app.course import LESSONS_DIR, LessonError
@@ -60,6 +60,7 @@ def index():
     lib = library()
     query = request.args.get("q", "").strip()[:MAX_QUERY]
     results = [hit.as_json() for hit in lib.search(query)] if query else None
+    terms = glossary_json(lib, query) if query else []
     return render_template(
         "lessons/index.html",
         sections=lib.sections(),
@@ -70,6 +71,7 @@ def index():
         planned=len(lib.course.entries),
         query=query,
         results=results,
+        terms=terms,
     )
 
 
@@ -133,5 +135,23 @@ def search():
     query = request.args.get("q", "")
     if len(query) > MAX_QUERY:
         return jsonify(error=f"q: at most {MAX_QUERY} characters; got {len(query)}"), 400
-    hits = library().search(query.strip())
-    return jsonify(query=query.strip(), results=[hit.as_json() for hit in hits])
+    lib = library()
+    hits = lib.search(query.strip())
+    return jsonify(
+        query=query.strip(),
+        results=[hit.as_json() for hit in hits],
+        glossary=glossary_json(lib, query.strip()),
+    )
+
+
+def glossary_json(lib: Library, query: str) -> list[dict]:
+    """The glossary terms a search names: term, definition (Markdown), lesson and link."""
+    return [
+        {
+            "term": t.term,
+            "definition": t.definition,
+            "lesson": t.lesson,
+            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.term)}",
+        }
+        for t in lib.glossary_matches(query)
+    ]
