@@ -120,6 +120,21 @@ def axe_violations(page, selector: str) -> list[str]:
     return result
 
 
+def test_axe_finds_no_violation_on_the_glossary_page(browser, reading_server):
+    require(AXE.is_file(), f"axe-core is not installed ({AXE}); run npm ci --prefix tests/a11y")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{reading_server.url}/lessons/glossary")
+        for theme in ("light", "dark"):
+            if theme == "dark":
+                switch_theme(page, "dark")
+            found = axe_violations(page, "html")
+            assert found == [], f"{theme}: " + json.dumps(found, indent=1)
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_no_violation_in_a_predict_box(browser, reading_server, theme):
     require(AXE.is_file(), f"axe-core is not installed ({AXE}); run npm ci --prefix tests/a11y")

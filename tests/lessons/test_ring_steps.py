@@ -11,6 +11,7 @@ import pytest
 from app.collectives import chunk_label, simulate
 from app.lessons.diagrams import DiagramError, render_diagram
 from app.lessons.diagrams.ring_steps import MAX_RANKS
+from app.lessons.directives import STILL_RANKS
 
 from .test_diagrams import SVG, desc, draw
 from .test_directives import render
@@ -84,16 +85,20 @@ def test_a_ring_allreduce_lab_carries_its_strip_for_print_and_no_script(course):
     assert problems == []
     figure = tree.find("figure", class_="live-lab")
     still = figure.find("div", class_="live-still")
-    assert still is not None and "frame by frame" in still.find("p").text
+    assert still.find("p").text.startswith("The animation, frame by frame: Ring allreduce on 4")
     svg = still.find("svg")
     assert "diagram-ring-steps" in svg.attrs["class"]
     assert len(svg.find_all("g", class_="dg-frame")) == 7
 
 
-@pytest.mark.parametrize(
-    "line",
-    ["@lab allreduce/recursive_doubling ranks=4", f"@lab allreduce/ring ranks={MAX_RANKS + 2}"],
-)
-def test_other_labs_and_larger_rings_have_no_strip(course, line):
-    tree, problems, _ = render(course, f"{line}\n")
+def test_a_larger_ring_lab_carries_the_strip_on_four_ranks_and_says_so(course):
+    tree, problems, _ = render(course, "@lab allreduce/ring ranks=8\n")
+    assert problems == []
+    still = tree.find("div", class_="live-still")
+    assert still.find("p").text.startswith(f"The same algorithm on {STILL_RANKS} ranks")
+    assert len(still.find_all("g", class_="dg-frame")) == 2 * (STILL_RANKS - 1) + 1
+
+
+def test_other_labs_have_no_strip(course):
+    tree, problems, _ = render(course, "@lab allreduce/recursive_doubling ranks=4\n")
     assert problems == [] and tree.find("div", class_="live-still") is None
