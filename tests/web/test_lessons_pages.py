@@ -261,6 +261,12 @@ def test_the_index_links_the_glossary(fixture_client):
     assert "/lessons/glossary" in links
 
 
+def test_the_toolkit_links_the_glossary_beside_the_cheat_sheet(client):
+    doc = page(client, "/toolkit")
+    sheet = doc.find("section", aria_labelledby="sheet-heading")
+    assert "/lessons/glossary" in [a.attrs["href"] for a in sheet.find_all("a")]
+
+
 def test_the_real_glossary_page_lists_every_term(client):
     terms = yaml.safe_load((ROOT / "lessons" / "glossary.yaml").read_text())["terms"]
     doc = page(client, "/lessons/glossary")
