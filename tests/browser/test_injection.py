@@ -315,13 +315,26 @@ def test_every_html_page_of_the_app_has_the_script_policy(http):
 # -- in Chromium: every page and parameter --------------------------------------------------------
 
 
+def browser_payloads(case: str) -> list[tuple[str, str]]:
+    """Two payloads for one page parameter in Chromium, turning through the list case by case.
+
+    The server-side test above sends every payload to every parameter; in the browser each
+    parameter gets two kinds and each kind comes to about ten parameters, so every sink a page
+    has meets markup, attribute breaks and script URLs without 224 page loads (a fifth of the
+    browser suite's time)."""
+    cases = [c[0] for c in page_cases()]
+    items = list(PAYLOADS.items())
+    i = cases.index(case)
+    return [items[i % len(items)], items[(i + 3) % len(items)]]
+
+
 @pytest.mark.browser
 @pytest.mark.server
 @pytest.mark.parametrize(
     ("case", "template", "where"), page_cases(), ids=[c[0] for c in page_cases()]
 )
 def test_no_payload_runs_through_a_page_parameter(watched, live_server, case, template, where):
-    for name, payload in PAYLOADS.items():
+    for name, payload in browser_payloads(case):
         path = template.format(p=q(payload))
         visit(watched, live_server.url + path)
         # A "/" in a path segment leaves the route: a plain 404 page that shows nothing back.
