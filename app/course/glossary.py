@@ -48,7 +48,8 @@ class EarlyUse:
     where: str  # the line or the live element
 
     def __str__(self) -> str:
-        return f"{self.lesson} uses {self.term!r} (defined later, in {self.defined_in}): {self.where}"
+        later = f"(defined later, in {self.defined_in})"
+        return f"{self.lesson} uses {self.term!r} {later}: {self.where}"
 
 
 def load_glossary(path: Path, course: Course) -> list[Term]:

@@ -45,10 +45,10 @@ def _init_http(app: Flask) -> None:
     from .api import costs, simulate
     from .api import quiz as quiz_api
     from .guard import limits
-    from .pages import calculators, classroom, home, lab, lessons, quiz
+    from .pages import calculators, classroom, home, lab, lessons, quiz, toolkit
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
-    pages = (home, lab, calculators, lessons, quiz, classroom)
+    pages = (home, lab, calculators, lessons, quiz, classroom, toolkit)
     apis = (simulate, costs, quiz_api)
     for blueprint in (module.bp for module in pages + apis):
         app.register_blueprint(blueprint)

@@ -8,6 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from app.costs.calculators import CALCULATORS
+
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 
@@ -93,8 +95,8 @@ def test_bad_input_names_the_field_and_takes_the_old_answer_off_the_screen(page,
 def test_every_calculator_renders_numbers_and_charts(page, live_server):
     page.goto(f"{live_server.url}/calculators")
     widgets = page.locator(".calc-widget")
-    expect(widgets).to_have_count(8)
-    for i in range(8):
+    expect(widgets).to_have_count(len(CALCULATORS))
+    for i in range(len(CALCULATORS)):
         widget = widgets.nth(i)
         widget.scroll_into_view_if_needed()
         expect(widget.locator(".calc-outputs dd").first).not_to_be_empty()
@@ -208,7 +210,7 @@ OVERLAPS = """(chart) => {
 def test_chart_legends_stay_clear_of_the_plot_and_the_axis_title(browser, live_server, viewport):
     context = browser.new_context(viewport=dict(zip(("width", "height"), viewport, strict=True)))
     page = context.new_page()
-    for name in ("compare", "crossover", "ddp_overlap", "zero"):
+    for name in ("compare", "crossover", "ddp_overlap", "zero", "step_budget"):
         page.goto(f"{live_server.url}/embed/calc/{name}")
         charts = page.locator(".calc-chart")
         expect(charts.locator(".main-svg").first).to_be_visible()

@@ -296,6 +296,8 @@ def test_every_html_page_of_the_app_has_the_script_policy(http):
         "name": "zero",
         "slug": "primitives",
         "code": "ACK3D7",
+        "drill_id": "ring-allreduce",
+        "prompt_id": "hang-triage",
     }
     app = http.application
     checked = 0

@@ -35,6 +35,7 @@ MAX_CALLS = {
     "hierarchical": 5,
     "moe": 1,
     "parallelism_3d": 3,
+    "step_budget": 4,
     "zero": 13,
 }
 MAX_VALUES = 2000  # numbers and words in one answer (docs/lab.md)
@@ -72,6 +73,18 @@ WORST = {
     ),
     "parallelism_3d": dict(
         layers=10000, tp=1024, pp=1000, dp=1 << 16, micro_batches=1 << 16, params=1e13
+    ),
+    "step_budget": dict(
+        params=1e13,
+        layers=10000,
+        hidden=1 << 16,
+        seq=1 << 16,
+        global_batch=1 << 24,
+        tp=8,
+        pp=8,
+        dp=1024,
+        nodes=8192,
+        zero_stage=3,
     ),
     "zero": dict(
         params=1e11, ranks=MAX_RANKS, gpus_per_node=1024, stage=3, qwz=True, hpz=True, qgz=True

@@ -37,6 +37,7 @@ from app.costs import HARDWARE
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
 from app.quiz import grading, tokens
+from app.toolkit import design, drills, layout
 from app.web import params
 from app.web.pages import calculators as calculator_pages
 from tests.conftest import TEST_CONFIG
@@ -110,6 +111,14 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return EMBED_FIELDS
     if endpoint == "quiz.page":
         return ("topics", "tags", "difficulty", "count")
+    if endpoint in ("toolkit.drill_check", "toolkit.drill_reveal"):
+        return ("step", "answer", "drill", "body")
+    if endpoint == "toolkit.layout_check":
+        return (*layout.LIMITS, "body")
+    if endpoint == "toolkit.triage_check":
+        return ("rank", "cause", "body")
+    if endpoint == "toolkit.design_answer":
+        return ("prompt",)
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
 
 
@@ -143,9 +152,19 @@ def path_values(arg: str) -> list[str]:
         "name": sorted(CALCULATORS),
         "slug": ["ring-allreduce", "primitives", "gpu-interconnects"],
         "filename": ["css/site.css", "js/lab-client.js", "vendor/socket.io-4.8.4.LICENSE"],
+        "drill_id": list(drills.drills()),
+        "prompt_id": list(design.prompts()),
     }
     return known.get(arg, [])
 
+
+# Valid bodies of the toolkit's POST endpoints, so that one fuzzed field gets past the others.
+TOOLKIT_BASES = {
+    "toolkit.drill_check": [{"step": 0, "answer": "M/p"}, {"step": 5, "answer": "2(p-1)α"}],
+    "toolkit.drill_reveal": [{"step": 1}],
+    "toolkit.layout_check": [{"tp": 1, "pp": 1, "dp": 128, "zero": 1}],
+    "toolkit.triage_check": [{"rank": 2, "cause": "mismatch"}],
+}
 
 TRAVERSALS = [
     "../pyproject.toml",
@@ -516,6 +535,7 @@ def test_the_fuzzing_covers_every_endpoint_of_the_app():
     endpoints = {endpoint for _, endpoint, _, _ in RULES}
     assert {"api.simulate_run", "costs.calc", "quiz_api.answer", "lab.embed", "static"} <= endpoints
     assert {"lessons.search", "lessons.index", "pages.favicon"} <= endpoints
+    assert {"toolkit.drill_check", "toolkit.layout_check", "toolkit.triage_check"} <= endpoints
     assert ("/api/simulate", "POST") in {(r, m) for r, _, m, _ in RULES}
     assert ("/api/quiz/answer", "POST") in {(r, m) for r, _, m, _ in RULES}
 
@@ -560,6 +580,7 @@ def test_random_input_never_breaks_an_endpoint(fuzzer, rule, endpoint, method, a
         if method in ("POST", "PUT", "PATCH"):
             bases = list(fuzzer.quiz_bases.values()) if endpoint == "quiz_api.answer" else []
             bases = [RING8] if endpoint == "api.simulate_run" else bases
+            bases = TOOLKIT_BASES.get(endpoint, bases)
             if endpoint == "quiz_api.answer" and data.draw(st.booleans(), label="re-sign"):
                 bases = [resigned(b, data) for b in bases]
             sent = data.draw(bodies(names, bases), label="body")
@@ -595,6 +616,14 @@ def mutation_cases() -> list[tuple[str, str, str, object]]:
     ]
     for kind in sorted(grading.GRADERS):
         cases.append((f"answer {kind}", "POST", "/api/quiz/answer", kind))  # drawn per run
+    for endpoint, bodies in TOOLKIT_BASES.items():
+        path = {
+            "toolkit.drill_check": "/api/toolkit/drills/ring-allreduce/check",
+            "toolkit.drill_reveal": "/api/toolkit/drills/hierarchical-allreduce/reveal",
+            "toolkit.layout_check": "/api/toolkit/layout/check",
+            "toolkit.triage_check": "/api/toolkit/triage/check",
+        }[endpoint]
+        cases.append((endpoint.replace("_", " "), "POST", path, bodies[0]))
     for name, spec in CALCULATORS.items():
         defaults = {f.name: query_text(f.default) for f in spec.fields}
         cases.append((f"calc {name}", "GET", f"/api/calc/{name}", defaults))

@@ -17,6 +17,7 @@ from .moe import moe
 from .parallelism_3d import parallelism_3d
 from .registry import CALCULATORS, Calculator
 from .result import Output, Result
+from .step_budget import step_budget
 from .zero import zero
 
 __all__ = [
@@ -32,5 +33,6 @@ __all__ = [
     "hierarchical",
     "moe",
     "parallelism_3d",
+    "step_budget",
     "zero",
 ]

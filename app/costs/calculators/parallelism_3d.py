@@ -7,6 +7,8 @@ forward (g after attention and after the MLP) and 2 in backward (f), per micro-b
 forward and their gradients back (b·s·h each). Data parallelism allreduces the gradients of
 the GPU's shard, Ψ/(tp·pp), once per step. Ranks are ordered tensor fastest, then data, then
 pipeline (Megatron's default), so a group stays inside a node when its span fits in one.
+`tensor_traffic` and `pipeline_traffic` are the one count of TP and PP traffic: `step_budget`
+sets the same numbers against compute.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ COLUMNS = [
 ]
 
 
-def _link(values: dict, span: int) -> tuple[str, dict]:
+def link_of(values: dict, span: int) -> tuple[str, dict]:
     """Return the link class of a group spanning `span` consecutive ranks and its inputs."""
     intra = span <= values["gpus_per_node"]
     return "intra-node" if intra else "inter-node", link_inputs(values, intra=intra)
@@ -69,13 +71,10 @@ def _link(values: dict, span: int) -> tuple[str, dict]:
 )
 def parallelism_3d(**values) -> Result:
     """Return per-dimension bytes, link class and time, and name the dominant one."""
-    if values["layers"] % values["pp"]:
-        raise CostError(
-            f"pp must divide layers: {values['layers']} layers over {values['pp']} stages"
-        )
+    whole_stages(values)
     activation = values["micro_batch"] * values["seq"] * values["hidden"] * values["dtype_bytes"]
     within_one_message(activation, "an activation, micro_batch × seq × hidden × dtype_bytes")
-    dims = [_tensor(values, activation), _pipeline(values, activation), _data(values)]
+    dims = [tensor_traffic(values, activation), pipeline_traffic(values, activation), _data(values)]
     by_time = max(dims, key=lambda d: d.time_s)
     return Result(
         calculator="parallelism_3d",
@@ -124,6 +123,14 @@ def parallelism_3d(**values) -> Result:
     )
 
 
+def whole_stages(values: dict) -> None:
+    """Refuse a pipeline whose stages would hold different numbers of layers."""
+    if values["layers"] % values["pp"]:
+        raise CostError(
+            f"pp must divide layers: {values['layers']} layers over {values['pp']} stages"
+        )
+
+
 class Dimension(NamedTuple):
     """What one parallel dimension moves per GPU per step, and on which link."""
 
@@ -145,18 +152,18 @@ class Dimension(NamedTuple):
         return list(self[:6])
 
 
-def _allreduces(
+def allreduces(
     name: str, values: dict, group: int, span: int, count: int, size: float, how: str
 ) -> Dimension:
     """Return a dimension of `count` ring allreduces of `size` bytes over `group` GPUs whose
     ranks span `span` consecutive ranks (which decides the link)."""
-    link, link_kw = _link(values, span)
+    link, link_kw = link_of(values, span)
     one = cost("allreduce", "ring", ranks=group, message_bytes=size, **link_kw)
     sent = count * max(one.bytes_per_rank)
     return Dimension(name, link, count, sent, count * one.latency_s, count * one.bandwidth_s, how)
 
 
-def _tensor(values: dict, activation: float) -> Dimension:
+def tensor_traffic(values: dict, activation: float) -> Dimension:
     """Tensor parallelism: 4 allreduces of an activation per layer per micro-batch."""
     tp, m = values["tp"], values["micro_batches"]
     layers_per_stage = values["layers"] // values["pp"]
@@ -165,12 +172,12 @@ def _tensor(values: dict, activation: float) -> Dimension:
         f"4·(L/pp)·m = 4·{layers_per_stage}·{m} allreduces of b·s·h·bytes = "
         f"{units.size(activation)} over {tp} GPUs"
     )
-    return _allreduces("tensor", values, tp, tp, count, activation, how)
+    return allreduces("tensor", values, tp, tp, count, activation, how)
 
 
-def _pipeline(values: dict, activation: float) -> Dimension:
+def pipeline_traffic(values: dict, activation: float) -> Dimension:
     """Pipeline parallelism: each micro-batch's activations forward and gradients back."""
-    link, link_kw = _link(values, values["tp"] * values["dp"] * values["pp"])
+    link, link_kw = link_of(values, values["tp"] * values["dp"] * values["pp"])
     count = 2 * values["micro_batches"] if values["pp"] > 1 else 0
     hop = cost("sendrecv", "pipeline", ranks=2, message_bytes=activation, segments=1, **link_kw)
     return Dimension(
@@ -190,7 +197,7 @@ def _data(values: dict) -> Dimension:
     grad_bytes = values["params"] / (tp * pp) * values["dtype_bytes"]
     within_one_message(grad_bytes, "a GPU's gradients, params ÷ (tp × pp) × dtype_bytes")
     how = f"1 allreduce of Ψ/(tp·pp)·bytes = {units.size(grad_bytes)} over {dp} GPUs"
-    return _allreduces("data", values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
+    return allreduces("data", values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
 
 
 def _sentence(dims: list[Dimension], by_time: Dimension) -> str:

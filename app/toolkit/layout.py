@@ -1,0 +1,149 @@
+"""Check a parallel layout (TP × PP × DP, ZeRO stage) for the course's running case.
+
+The case is docs/course-case.md: a 7B model (L = 32, h = 4096, s = 4096), BF16, Adam in mixed
+precision (16 bytes of state per parameter: 2 weights + 2 gradients + 12 optimizer), a global
+batch of 1024 sequences, on 16 nodes × 8 H100 80 GB with NVLink 4 and NDR InfiniBand. The
+communication numbers come from the parallelism_3d calculator; memory counts model states only
+(activations come on top, which is why the rubric asks for room to spare).
+"""
+
+from __future__ import annotations
+
+from app.costs import CostError
+from app.costs.calculators import CALCULATORS
+
+PARAMS = 7e9
+LAYERS, HIDDEN, SEQ = 32, 4096, 4096
+GLOBAL_BATCH = 1024  # sequences per step; micro-batch 1 sequence
+GPUS_PER_NODE, NODES = 8, 16
+GPUS = GPUS_PER_NODE * NODES
+GPU_MEMORY_BYTES = 80e9
+WEIGHT_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES = 2, 2, 12
+# Compute per step (docs/course-case.md): 6·Ψ·tokens FLOP at 40 % of 989 TFLOP/s per GPU.
+FLOP_PER_STEP = 6 * PARAMS * GLOBAL_BATCH * SEQ
+COMPUTE_S = FLOP_PER_STEP / (GPUS * 0.4 * 989e12)
+LIMITS = {"tp": (1, GPUS), "pp": (1, GPUS), "dp": (1, GPUS), "zero": (0, 3)}
+
+
+class LayoutError(ValueError):
+    """A layout field is missing or out of range; the message names it."""
+
+
+def read(body: object) -> dict[str, int]:
+    """Return the layout's four integers from a JSON object, or raise LayoutError."""
+    if not isinstance(body, dict):
+        raise LayoutError("body: must be a JSON object with tp, pp, dp and zero")
+    unknown = [k for k in body if k not in LIMITS]
+    if unknown:
+        raise LayoutError(f"unknown field {str(unknown[0])[:40]!r}; allowed: tp, pp, dp, zero")
+    out = {}
+    for name, (low, high) in LIMITS.items():
+        value = body.get(name)
+        if type(value) is not int or not low <= value <= high:
+            raise LayoutError(
+                f"{name}: must be an integer from {low} to {high}, got {str(value)[:40]!r}"
+            )
+        out[name] = value
+    return out
+
+
+def memory_bytes(tp: int, pp: int, dp: int, zero: int) -> float:
+    """Model-state bytes per GPU: the GPU's share of the model, its state sharded by ZeRO."""
+    share = PARAMS / (tp * pp)
+    weights = WEIGHT_BYTES / (dp if zero >= 3 else 1)
+    gradients = GRADIENT_BYTES / (dp if zero >= 2 else 1)
+    optimizer = OPTIMIZER_BYTES / (dp if zero >= 1 else 1)
+    return share * (weights + gradients + optimizer)
+
+
+def communication(tp: int, pp: int, dp: int) -> dict:
+    """Run the parallelism_3d calculator on the case with this layout."""
+    result = CALCULATORS["parallelism_3d"](
+        layers=LAYERS,
+        hidden=HIDDEN,
+        seq=SEQ,
+        micro_batch=1,
+        micro_batches=GLOBAL_BATCH // dp,
+        dtype_bytes=WEIGHT_BYTES,
+        params=PARAMS,
+        tp=tp,
+        pp=pp,
+        dp=dp,
+        gpus_per_node=GPUS_PER_NODE,
+        hardware="ib_ndr",
+        intra_hardware="nvlink4",
+    )
+    outputs = {o.key: o.value for o in result.outputs}
+    return {"outputs": outputs, "interpretation": result.interpretation}
+
+
+def _criterion(key: str, label: str, ok: bool, detail: str) -> dict:
+    return {"id": key, "label": label, "ok": ok, "detail": detail}
+
+
+def _shape_criteria(tp: int, pp: int, dp: int) -> list[dict]:
+    """The layout's shape: all GPUs used, TP inside a node, PP over layers, DP over the batch."""
+    gpus = tp * pp * dp
+    stages = f"{pp} stage" + ("s" if pp > 1 else "")
+    per_replica = (
+        f" = {GLOBAL_BATCH // dp} per replica" if GLOBAL_BATCH % dp == 0 else ": not whole"
+    )
+    return [
+        _criterion(
+            "gpus", "TP × PP × DP uses all 128 GPUs", gpus == GPUS, f"{tp} × {pp} × {dp} = {gpus}"
+        ),
+        _criterion(
+            "tp_in_node",
+            "The TP group fits inside one node (NVLink)",
+            tp <= GPUS_PER_NODE and GPUS_PER_NODE % tp == 0,
+            f"tp = {tp}; a node has {GPUS_PER_NODE} GPUs",
+        ),
+        _criterion(
+            "pp_layers", "PP divides the 32 layers", LAYERS % pp == 0, f"32 layers over {stages}"
+        ),
+        _criterion(
+            "batch",
+            "DP divides the global batch of 1024 sequences",
+            GLOBAL_BATCH % dp == 0,
+            f"1024 / {dp}{per_replica}",
+        ),
+    ]
+
+
+def check(layout: dict[str, int]) -> dict:
+    """Check each numeric criterion of the rubric and price the layout's communication."""
+    tp, pp, dp, zero = layout["tp"], layout["pp"], layout["dp"], layout["zero"]
+    memory = memory_bytes(tp, pp, dp, zero)
+    criteria = _shape_criteria(tp, pp, dp)
+    shape_ok = all(c["ok"] for c in criteria)
+    criteria.append(
+        _criterion(
+            "memory",
+            "Model states fit in 80 GB per GPU, with room for activations",
+            memory <= 0.75 * GPU_MEMORY_BYTES,
+            f"{memory / 1e9:.1f} GB of weights, gradients and optimizer state per GPU "
+            f"(ZeRO-{zero}); keep ≤ 60 GB so activations fit",
+        )
+    )
+    out = {"layout": layout, "criteria": criteria, "memory_gb": memory / 1e9}
+    out["compute_s"] = COMPUTE_S
+    if not shape_ok:
+        return out
+    try:
+        comm = communication(tp, pp, dp)
+    except CostError as exc:  # the calculator's own limits
+        out["communication_error"] = str(exc)
+        return out
+    comm_s = comm["outputs"]["comm_s"]
+    if zero == 3:  # a second parameter allgather in backward: 1.5× DP's volume ([ZeRO] § 7)
+        comm["interpretation"] += " ZeRO-3 adds a parameter allgather: 1.5× the DP bytes."
+    out["communication"] = comm
+    criteria.append(
+        _criterion(
+            "comm_vs_compute",
+            "Communication per step (serial, no overlap) is below compute per step",
+            comm_s < COMPUTE_S,
+            f"{comm_s:.3g} s of communication against ≈ {COMPUTE_S:.2g} s of compute",
+        )
+    )
+    return out
