@@ -491,3 +491,21 @@ def test_a_bank_that_does_not_load_is_a_503_naming_its_problems(tmp_path):
         assert body["error"] == "the question bank does not load"
         assert any(broken.name in problem for problem in body["problems"])
     assert client.get("/quiz").status_code == 503
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        (
+            '{"id": "num-ring-allreduce-time", "answer": 1, '
+            '"params": {"\\ud800": []}, "token": "t"}',
+            "params.\\ud800",
+        ),
+        ('{"id": "num-ring-allreduce-time", "answer": 1, "\\udfff": 1}', "\\udfff"),
+    ],
+    ids=["params key", "body key"],
+)
+def test_a_lone_surrogate_in_a_field_name_is_a_400_naming_it_escaped(client, raw, field):
+    r = post(client, raw)  # the JSON escape decodes to a lone surrogate, which UTF-8 cannot carry
+    assert r.status_code == 400
+    assert r.get_json()["error"].startswith(f"{field}: ")
