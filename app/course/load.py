@@ -1,9 +1,9 @@
 """Load the whole course from a lessons folder, and keep one loaded copy per folder.
 
-`current_course` is the one cache of the course files: it reloads when course.yaml, the
-glossary, a lesson file or a quiz file changes (names, sizes, modification times), so an author
-sees an edit on the next page load, and whatever is built from a course (the quiz bank, rendered
-pages) is kept on that course with `Course.memo` and dropped with it.
+`current_course` is the one cache of the course files: it reloads when course.yaml, a lesson
+file or a quiz file changes (names, sizes, modification times), so an author sees an edit on
+the next page load, and whatever is built from a course (the quiz bank, rendered pages) is
+kept on that course with `Course.memo` and dropped with it.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ _cached: dict[Path, tuple[tuple, Course]] = {}
 def _signature(directory: Path) -> tuple:
     paths = [
         directory / "course.yaml",
-        directory / "glossary.yaml",  # self-checks leave out questions using later terms
+        directory / "glossary.yaml",
         *directory.glob("*.md"),
         *directory.glob("quizzes/*.yaml"),
     ]
