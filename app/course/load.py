@@ -48,7 +48,12 @@ _cached: dict[Path, tuple[tuple, Course]] = {}
 
 
 def _signature(directory: Path) -> tuple:
-    paths = [directory / "course.yaml", *directory.glob("*.md"), *directory.glob("quizzes/*.yaml")]
+    paths = [
+        directory / "course.yaml",
+        directory / "glossary.yaml",
+        *directory.glob("*.md"),
+        *directory.glob("quizzes/*.yaml"),
+    ]
     out = []
     for path in sorted(paths):
         try:

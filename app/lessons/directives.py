@@ -138,10 +138,30 @@ def render_lab(d: Directive, ctx: Context) -> str:
         f'<figure class="live live-lab" data-live="lab">'
         f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(title)}" '
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
+        f"{_still(d.target, ranks, ctx)}"
         f"<figcaption>{ctx.inline(text)} "
         f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
         f"</figure>"
     )
+
+
+STILL_RANKS = 4  # a larger ring's strip is the same pattern, drawn on 4 ranks
+
+
+def _still(target: str, ranks: int, ctx: Context) -> str:
+    """The animation as still frames, for print and for readers without JavaScript (CSS shows
+    it there in place of the frame); only the ring allreduce has a strip (`ring-steps`).
+
+    A larger ring is drawn on STILL_RANKS ranks, and says so: 8 ranks make 15 frames of 64
+    cells, a quarter of a megabyte of SVG in every page that embeds the ring.
+    """
+    if target != "allreduce/ring":
+        return ""
+    drawn = min(ranks, STILL_RANKS)
+    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid())
+    same = "The animation" if drawn == ranks else f"The same algorithm on {drawn} ranks"
+    note = f"{same}, frame by frame: {escape(strip.caption)}"
+    return f'<div class="live-still">{strip.svg}<p class="live-still-note">{note}</p></div>'
 
 
 def _check_lab(target: str, params: dict[str, str], limits: Limits) -> int:

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.collectives import Limits
-from app.course import Course, Lesson, Section, current_course
+from app.course import Course, Lesson, LessonError, Section, current_course
+from app.course.glossary import Term, load_glossary
 
 from .directives import LESSON_LAB_LIMITS
+from .inventory import take_inventory
+from .pacing import NO_TIME, Pacing, lesson_pacing
 from .render import RenderedLesson, render_lesson
-from .search import SearchIndex, Snippet
+from .search import MAX_TERMS, SearchIndex, Snippet, words
 
 MAX_QUERY = 200
 
@@ -119,6 +122,49 @@ class Library:
                 lab_limits=self.lab_limits,
             ),
         )
+
+    def pacing(self, slug: str) -> Pacing:
+        """A lesson's reading and practice minutes, counted once per loaded course."""
+        return self.course.memo(
+            ("pacing", slug),
+            lambda course: lesson_pacing(course.lessons[slug], course, self.quiz_dir),
+        )
+
+    def total_pacing(self) -> Pacing:
+        """The whole course's reading and practice minutes (the lessons that exist)."""
+        return sum((self.pacing(slug) for slug in self.lessons), NO_TIME)
+
+    def with_instructor_notes(self) -> list[str]:
+        """The slugs of the lessons that have notes for teachers, in course order."""
+        return self.course.memo(
+            "instructor notes",
+            lambda course: [
+                slug
+                for slug, lesson in course.lessons.items()
+                if take_inventory(lesson).has_instructor_notes
+            ],
+        )
+
+    def glossary(self) -> list[Term]:
+        """The glossary's terms in course order of their defining lessons (file order within
+        a lesson); none when the folder has no glossary.yaml. A bad file raises LessonError."""
+        path = self.directory / "glossary.yaml"
+
+        def build(course: Course) -> list[Term]:
+            terms = load_glossary(path, course) if path.is_file() else []
+            return sorted(terms, key=lambda t: course.entries[t.lesson].position)
+
+        return self.course.memo("glossary", build)
+
+    def glossary_matches(self, query: str) -> list[Term]:
+        """The glossary terms whose name holds every query word, as the lesson search matches
+        a word (a query word matches every word it begins); none if the glossary is broken."""
+        asked = words(query)[:MAX_TERMS]
+        try:
+            terms = self.glossary() if asked else []
+        except LessonError:  # the glossary page shows the problem
+            return []
+        return [t for t in terms if all(any(w.startswith(q) for w in words(t.term)) for q in asked)]
 
     # -- search ----------------------------------------------------------------------------------
 

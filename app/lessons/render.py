@@ -183,6 +183,11 @@ def lesson_tokens(text: str, instructor: bool = False) -> list[Token]:
     return tokens if instructor else drop_instructor_notes(tokens)
 
 
+def has_instructor_notes(text: str) -> bool:
+    """Does the lesson hold notes for teachers (an `::: instructor` block)?"""
+    return any(t.type == "container_instructor_open" for t in lesson_tokens(text, instructor=True))
+
+
 @lru_cache(maxsize=4096)
 def render_fragment(text: str, inline: bool = False) -> str:
     """Render a short piece of trusted-format Markdown (quiz text, captions) to safe HTML."""
@@ -232,7 +237,5 @@ def render_lesson(
         for i in range(len(tokens) - 1)
         if tokens[i].type == "heading_open" and tokens[i].tag in ("h2", "h3")
     )
-    notes = any(
-        t.type == "container_instructor_open" for t in lesson_tokens(lesson.body, instructor=True)
-    )
+    notes = has_instructor_notes(lesson.body)
     return RenderedLesson(sanitize(html), toc, tuple(ctx.live), tuple(problems), notes)

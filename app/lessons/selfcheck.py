@@ -31,10 +31,12 @@ def load_quiz(path: Path, course: Course) -> list[Question]:
 def render_self_check(slug: str, questions: list[Question]) -> str:
     """Show the self-check as a server-graded quiz: no question text and no answer in the page.
 
-    static/js/quiz.js (the /quiz runner, see docs/quiz.md) fetches this lesson's questions from
-    the quiz bank (GET /api/quiz/questions?mode=lesson&lesson=<slug>&count=N, the file's own
-    questions first and in order) and grades every answer at POST /api/quiz/answer. Without the
-    script the section links to the quiz page for this lesson.
+    static/js/quiz.js (the /quiz runner, see docs/quiz.md) fetches N questions as long as the
+    file (GET /api/quiz/questions?mode=lesson&lesson=<slug>&count=N): some of the file's own,
+    the rest drawn from the whole bank on the lesson's topic, fresh numbers and predicted steps
+    first, leaving out whatever needs a later lesson (app/quiz/fit.py). Every answer is graded at
+    POST /api/quiz/answer. Without the script the section links to the quiz page for this
+    lesson.
     """
     count = len(questions)
     plural = "s" if count != 1 else ""

@@ -59,16 +59,6 @@ class Bank:
             )
         return out
 
-    def about_lesson(self, slug: str) -> list[Question]:
-        """Questions for a lesson's self-check: its own, then others whose tags it teaches."""
-        own = [q for q in self.questions if q.topic == slug]
-        tagged = [
-            q
-            for q in self.questions
-            if q.topic != slug and any(self.course.tags.get(t) == slug for t in q.tags)
-        ]
-        return own + tagged
-
 
 def bank_of(course: Course) -> Bank:
     """Check every quiz file of `course`; raise BankError listing every problem found."""

@@ -33,7 +33,10 @@ class SubmissionError(ValueError):
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field
-        super().__init__(f"{field}: {message}")
+        # A field may be a key of the learner's JSON: a lone surrogate ("\ud800") in it would
+        # make the 400 response unencodable, a 500. Escape what UTF-8 cannot carry.
+        text = f"{field}: {message}".encode("utf-8", "backslashreplace").decode("utf-8")
+        super().__init__(text)
 
 
 class StaleQuestion(SubmissionError):

@@ -137,9 +137,26 @@
     return li;
   }
 
+  // Glossary terms the query names, above the lessons; a definition's TeX shown as its text.
+  function glossaryList(terms) {
+    const list = document.createElement("ul");
+    list.className = "glossary-hits";
+    list.setAttribute("aria-label", "In the glossary");
+    terms.forEach((t) => {
+      const item = document.createElement("li");
+      const note = document.createElement("span");
+      note.className = "muted";
+      note.textContent = "(glossary)";
+      item.append(link(t.url, t.term), " ", note, `: ${t.definition.replace(/\$/g, "")}`);
+      list.append(item);
+    });
+    return list;
+  }
+
   function renderHits(box, query, payload) {
     box.replaceChildren();
     box.hidden = false;
+    if ((payload.glossary || []).length) box.appendChild(glossaryList(payload.glossary));
     const hits = payload.results || [];
     const note = document.createElement("p");
     note.className = "muted";
@@ -214,6 +231,21 @@
       });
     }
     initToc(article);
+    printPredictAnswers(article);
+  }
+
+  // A printed predict box shows its answer (CSS does it where ::details-content exists; this
+  // opens the closed ones for the print and closes them again after it, everywhere else).
+  function printPredictAnswers(article) {
+    let opened = [];
+    window.addEventListener("beforeprint", () => {
+      opened = Array.from(article.querySelectorAll(".callout-predict details.answer:not([open])"));
+      opened.forEach((d) => { d.open = true; });
+    });
+    window.addEventListener("afterprint", () => {
+      opened.forEach((d) => { d.open = false; });
+      opened = [];
+    });
   }
 
   function initToc(article) {

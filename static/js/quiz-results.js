@@ -167,7 +167,7 @@
       const label = Number.isNaN(when.getTime()) ? "" : when.toLocaleString();
       return el("li", {}, [
         el("span", { class: "muted", text: `${label} · ` }),
-        el("span", { text: `${a.mode === "mock" ? "Mock interview" : "Quiz"}: ${Math.round(a.score * 10) / 10} / ${a.total}` }),
+        el("span", { text: `${{ mock: "Mock interview", review: "Review" }[a.mode] || "Quiz"}: ${Math.round(a.score * 10) / 10} / ${a.total}` }),
       ]);
     })));
     const totals = new Map();

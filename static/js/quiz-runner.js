@@ -134,6 +134,7 @@
           correct: result.correct, score: result.score === null ? 0 : result.score,
           selfAssessed: result.correct === null };
         this.results[this.index] = record;
+        if (result.correct !== null) Q.Review.record(q.id, result.correct); // explain: on leaving
         const { box, heading } = Q.renderFeedback(result, q, (score) => { record.score = score; }, this.embedded);
         this.feedback.textContent = "";
         this.feedback.appendChild(box);
@@ -196,8 +197,17 @@
       }
     }
 
+    // An explain question is scored by the learner's ticks: schedule it once they leave it.
+    reviewAssessed() {
+      const record = this.results[this.index];
+      if (!record || !record.selfAssessed || record.reviewed) return;
+      record.reviewed = true;
+      Q.Review.record(record.id, record.score >= 0.5);
+    }
+
     next() {
       if (!this.answered) return;
+      this.reviewAssessed();
       if (this.index + 1 < this.questions.length) {
         this.index += 1;
         this.show();
@@ -209,6 +219,7 @@
     finish(early, reason) {
       if (this.finished) return;
       this.finished = true;
+      this.reviewAssessed();
       global.clearInterval(this.timerId);
       (this.embedded ? this.root : document).removeEventListener("keydown", this.keyHandler);
       const results = this.questions.map((q, i) => this.results[i] || {

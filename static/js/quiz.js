@@ -63,6 +63,29 @@
     renderHistory(history);
   }
 
+  // The spaced-review panel: how many questions are due, a run of exactly those, and a button
+  // that forgets the list. Returns the function that shows the current counts.
+  function bindReview(panel, startReview, status) {
+    const q = (role) => panel.querySelector(`[data-role=${role}]`);
+    const plural = (n) => `${n} question${n === 1 ? "" : "s"}`;
+    function show() {
+      const { due, later, next } = Q.Review.summary();
+      q("review-due").textContent = `${due ? plural(due) : "No questions"} due for review`;
+      q("review-later").textContent = later
+        ? `${plural(later)} scheduled later; the next is due ${Q.Review.when(next)}.` : "";
+      q("review-start").disabled = !due;
+      q("review-forget").disabled = !(due + later);
+    }
+    q("review-start").addEventListener("click", () => startReview(Q.Review.due()));
+    q("review-forget").addEventListener("click", () => {
+      Q.Review.forget();
+      show();
+      status.textContent = "Review list forgotten.";
+    });
+    show();
+    return show;
+  }
+
   // The /quiz page: set up a run, run it, show the results, remember the attempt.
   function mountPage(app) {
     const q = (role) => app.querySelector(`[data-role=${role}]`);
@@ -70,15 +93,19 @@
     const history = q("history"), status = q("setup-status");
     const all = form.querySelector("input[name=all]");
     const topicBoxes = Array.from(form.querySelectorAll("input[name=topics]"));
-    const urls = { questions: app.dataset.questionsUrl, answer: app.dataset.answerUrl, plotly: app.dataset.plotlyUrl };
+    const urls = { questions: app.dataset.questionsUrl, answer: app.dataset.answerUrl, plotly: app.dataset.plotlyUrl,
+      review: app.dataset.reviewUrl };
     bindTopicPicker(form, all, topicBoxes);
     bindHistory(history, status);
+    // Review asks for exactly the due ids; ids the bank no longer has are dropped from the list.
+    const showReview = bindReview(q("review"), (ids) => begin(new URLSearchParams({ ids: ids.join(","), mode: "review" }), urls.review), status);
 
     function showSetup() {
       resultsBox.hidden = true;
       setup.hidden = false;
       app.classList.remove("is-running");
       renderHistory(history);
+      showReview();
       form.querySelector("button[type=submit]").focus();
     }
 
@@ -92,16 +119,24 @@
         topics: summary.topics, missed: summary.missed });
     }
 
-    async function begin(params) {
+    async function begin(params, url = urls.questions) {
       status.textContent = "Loading questions…";
       let data;
       try {
-        data = await getJSON(`${urls.questions}?${params}`);
+        data = await getJSON(`${url}?${params}`);
       } catch (err) {
         status.textContent = `Could not load questions: ${err.message}`;
         return;
       }
+      if (data.unknown && data.unknown.length) {
+        Q.Review.drop(data.unknown);
+        showReview();
+      }
       if (!data.questions.length) {
+        if (data.mode === "review") {
+          status.textContent = "The questions due are no longer in the bank; they left your review list.";
+          return;
+        }
         status.textContent = "No questions match these choices. Try more topics or any difficulty.";
         return;
       }

@@ -189,6 +189,10 @@ def test_a_lesson_self_check_runs_inside_the_lesson_and_shows_no_answers(page, l
     section.locator(".submit-answer").click()
     expect(section.locator(".feedback .verdict")).to_be_visible()
     expect(section.locator(".feedback .why").first).to_be_visible()
+    # A miss in a self-check joins the review list of /quiz, kept in this browser.
+    missed = section.locator(".feedback .verdict.bad").count() == 1
+    listed = page.evaluate("JSON.parse(localStorage.getItem('collective-lab.quiz.review.v1'))")
+    assert (card.get_attribute("data-question-id") in (listed or {})) is missed
     assert page.console_errors == []
 
 

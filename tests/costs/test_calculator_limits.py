@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from app.costs import CostError, model, ranking
 from app.costs.calculators import CALCULATORS, ddp_overlap
-from app.costs.calculators.fields import BOOL, CHOICE, FLOAT, INT, PRESET
+from app.costs.calculators.fields import BOOL, CHOICE, FLOAT, INT, LIST, PRESET
 from app.costs.nccl_tests import MAX_RANKS
+from app.costs.terms import ALGORITHMS
 
 TINY = math.nextafter(0.0, 1.0)  # the smallest legal value of a (0, high] field
 NDR = dict(latency_us=2.7, bandwidth_gbs=50)
@@ -255,6 +256,9 @@ def field_values(f) -> st.SearchStrategy:
         return st.one_of(edges, st.floats(low, high))
     if f.kind in (CHOICE, PRESET):
         return st.sampled_from(f.choices)
+    if f.kind == LIST:  # names of any collective's algorithms: another collective's is an error
+        names = sorted({algorithm for _, algorithm in ALGORITHMS})
+        return st.lists(st.sampled_from(names), max_size=4).map(",".join)
     assert f.kind == BOOL
     return st.booleans()
 

@@ -258,3 +258,40 @@ def test_a_message_size_given_in_decimal_units_keeps_the_panel_decimal():
     sweep = compare(ranks=64, message_bytes=1e9, **NDR)
     assert "From 1 B to 17.18 GB" in sweep.interpretation  # the 2^34 B sweep, in decimal
     assert size_units(sweep) <= FAMILIES["decimal"]
+
+
+# -- compare: only the algorithms asked for ------------------------------------------------------
+
+
+def test_compare_takes_only_the_algorithms_it_is_given():
+    # NCCL's two AllReduce algorithms: Rabenseifner, the paper winner, is left out.
+    result = compare(
+        collective="allreduce",
+        ranks=128,
+        ranks_per_node=8,
+        hardware="ib_ndr",
+        algorithms=" ring , double_binary_tree,",
+    )
+    assert sorted(row[0] for row in result.table["rows"]) == ["double_binary_tree", "ring"]
+    assert result.inputs["algorithms"] == "ring,double_binary_tree"
+    everything = compare(collective="allreduce", ranks=128, ranks_per_node=8, hardware="ib_ndr")
+    assert "rabenseifner" in [row[0] for row in everything.table["rows"]]
+
+
+def test_compare_names_the_field_for_an_algorithm_outside_the_catalog():
+    with pytest.raises(CostError, match=r"^algorithms: 'bruck' is not an algorithm of allreduce"):
+        compare(collective="allreduce", algorithms="ring,bruck")
+    with pytest.raises(CostError, match=r"^algorithms must be a comma-separated list"):
+        compare(algorithms=7)
+    with pytest.raises(CostError, match=r"^algorithms must be a comma-separated list"):
+        compare(algorithms="ring," * 60)
+
+
+def test_compare_says_why_when_none_of_the_algorithms_asked_for_can_run():
+    with pytest.raises(CostError, match=r"^algorithms: none of them can run.*hierarchical: "):
+        compare(collective="allreduce", ranks=12, ranks_per_node=8, algorithms="hierarchical")
+
+
+def test_compare_compares_direct_when_it_is_named():
+    result = compare(collective="all_to_all", ranks=16, algorithms="direct,pairwise", **NDR)
+    assert sorted(row[0] for row in result.table["rows"]) == ["direct", "pairwise"]

@@ -1808,8 +1808,8 @@ def test_review_findings_are_corrected_in_the_lessons(slug):
 # Where issue 11's review found a wrong statement, the lesson now states the right one; the
 # checks above only keep the wrong wording out.
 CORRECTED = [
-    ("latency-optimal-algorithms", r"sits with Rabenseifner, plus its pipeline fill"),
-    ("latency-optimal-algorithms", r"non-root interior node sends \$?3M"),
+    ("double-binary-tree", r"sits with Rabenseifner, plus its pipeline fill"),
+    ("double-binary-tree", r"non-root interior node sends \$?3M"),
     ("how-nccl-chooses", r"hops per node on that path cross the network"),
     (
         "ring-allreduce",

@@ -64,7 +64,7 @@ def multiple(coefficient: str) -> int:
 
 
 def test_binary_tree_lesson_states_each_roles_bytes_as_the_engine_sends_them():
-    slug = "latency-optimal-algorithms"
+    slug = "double-binary-tree"
     (params,) = [p for c, a, p in labs(slug) if (c, a) == ("allreduce", "binary_tree")]
     trace = simulate(
         "allreduce", "binary_tree", ranks=int(params["ranks"]), elements=int(params["elements"])

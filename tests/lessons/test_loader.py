@@ -25,9 +25,9 @@ def test_course_outline_gives_sections_order_seeds_and_tags(course):
     assert course.tags["trees"] == "tree-basics"
 
 
-def test_the_real_course_outline_loads_with_22_lessons():
+def test_the_real_course_outline_loads_with_23_lessons():
     course = load_course(ROOT / "lessons" / "course.yaml")
-    assert len(course.slugs) == 22
+    assert len(course.slugs) == 23
     assert course.slugs[0] == "why-collectives"
     assert course.slugs[-1] == "capstone"  # an empty seed_questions list loads
     assert course.entries["capstone"].seed_questions == ()

@@ -99,6 +99,8 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return QUIZ_FIELDS
     if endpoint == "quiz_api.answer":
         return (*sorted(grading.FIELDS), "body")
+    if endpoint == "quiz_api.review":
+        return ("ids",)
     if endpoint in ("lessons.search", "lessons.index"):
         return ("q",)
     if endpoint == "lessons.lesson":
@@ -128,6 +130,8 @@ def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
         return {k: v for k, v in COST_BASE.items() if k != "algorithm"}
     if endpoint == "quiz_api.questions":
         return {"mode": "practice", "count": "3"}
+    if endpoint == "quiz_api.review":
+        return {"ids": "choice-ring-step-count,num-ring-allreduce-time"}
     if endpoint in ("lessons.search", "lessons.index"):
         return {"q": "ring"}
     if endpoint == "lab.lab":
@@ -607,6 +611,7 @@ def mutation_cases() -> list[tuple[str, str, str, object]]:
         ("cost", "GET", "/api/cost", dict(COST_BASE)),
         ("compare", "GET", "/api/cost/compare", base_query("costs.cost_compare", {})),
         ("questions", "GET", "/api/quiz/questions", {"topics": "ring-allreduce", "count": "3"}),
+        ("review", "GET", "/api/quiz/review", {"ids": "choice-ring-step-count,no-such-question"}),
         ("search", "GET", "/api/lessons/search", {"q": "ring"}),
     ]
     for kind in sorted(grading.GRADERS):

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 
 from app import create_app
+from app.lessons.pacing import PRACTICE_MINUTES
 from tests.lessons.corpus import lessons_mentioning
 from tests.lessons.htmltools import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "lessons" / "fixtures"
 REAL_FILES = sorted((ROOT / "lessons").glob("*.md"))
+# ring-basics asks for one @lab, a predict box, a challenge and its quiz file's two questions.
+RING_ASKS = ("lab", "predict", "challenge", "question", "question")
+RING_PRACTICE = sum(PRACTICE_MINUTES[k] for k in RING_ASKS)
+RING_TIME = f"6 min reading · {RING_PRACTICE} min practice"
 
 
 @pytest.fixture
@@ -55,7 +62,7 @@ def test_index_groups_lessons_by_section_in_course_order(fixture_client):
     assert ring.find("a").attrs["href"] == "/lessons/ring-basics"
     assert ring.find("a").text == "Ring basics"
     assert ring.find("p", class_="lesson-summary").text.startswith("How a ring of ranks")
-    assert ring.find("span", class_="minutes").text == "6 min read"
+    assert ring.find("span", class_="minutes").text == RING_TIME
     assert [a.attrs["href"] for a in ring.find_all("a", class_="tag")] == [
         "/quiz?tags=ring-allreduce",
         "/quiz?tags=allreduce",
@@ -111,7 +118,7 @@ def test_lesson_page_has_every_part(fixture_client):
     assert (
         header.find("p", class_="lede").text == "How a ring of ranks sums a vector in two phases."
     )
-    assert header.find("span", class_="minutes").text == "6 min read"
+    assert header.find("span", class_="minutes").text == RING_TIME
     assert [a.text for a in header.find_all("a", class_="tag")] == ["ring-allreduce", "allreduce"]
     assert header.find("button", data_role="mark-done").text == "Mark as done"
     objectives = article.find("aside", class_="callout-objectives")
@@ -186,6 +193,106 @@ def test_the_index_tells_teachers_about_the_instructor_view(fixture_client):
     note = page(fixture_client, "/lessons/").find("p", data_role="instructor-hint")
     assert "Instructor view" in note.text
     assert note.find("a").attrs["href"] == "/lessons/ring-basics?instructor=1"
+
+
+def test_the_index_marks_each_lesson_with_notes_and_links_the_first_with_notes(write_lesson_dir):
+    # With ring-basics's notes gone, the hint must point at the next lesson that has some.
+    client = write_lesson_dir("## A\n\n@lab allreduce/ring ranks=4\n")
+    tree = Path(client.application.config["LESSONS_DIR"]) / "tree-basics.md"
+    tree.write_text(tree.read_text() + "\n::: instructor\nAsk the room.\n:::\n")
+    doc = page(client, "/lessons/")
+    note = doc.find("p", data_role="instructor-hint")
+    assert note.find("a").attrs["href"] == "/lessons/tree-basics?instructor=1"
+    marked = {
+        item.attrs["data-slug"]: item.find("a", class_="view-toggle")
+        for item in doc.find_all("li", class_="lesson-item")
+    }
+    assert marked["ring-basics"] is None
+    assert marked["tree-basics"].attrs["href"] == "/lessons/tree-basics?instructor=1"
+    assert marked["tree-basics"].text.startswith("notes for teachers")
+
+
+def test_no_instructor_hint_when_no_lesson_has_notes(write_lesson_dir):
+    doc = page(write_lesson_dir("## A\n\n@lab allreduce/ring ranks=4\n"), "/lessons/")
+    assert doc.find("p", data_role="instructor-hint") is None
+
+
+# -- time: reading and practice apart ------------------------------------------------------------
+
+
+def minutes_in(text: str) -> dict[str, str]:
+    return dict(re.findall(r"([\d.]+ (?:min|h)) of (reading|practice)", text))
+
+
+def test_index_and_home_show_the_courses_reading_and_practice_time(fixture_client):
+    lessons = page(fixture_client, "/lessons/")
+    per_lesson = [
+        re.fullmatch(r"(\d+) min reading · (\d+) min practice", span.text).groups()
+        for span in lessons.find_all("span", data_role="pacing")
+    ]
+    reading = sum(int(r) for r, _ in per_lesson)
+    practice = sum(int(p) for _, p in per_lesson)
+    assert len(per_lesson) == 2 and practice > reading  # tree-basics: a @lab, a @calc
+    expected = {f"{reading} min": "reading", f"{practice} min": "practice"}
+    assert minutes_in(lessons.find("p", data_role="course-time").text) == expected
+    home = page(fixture_client, "/")
+    assert minutes_in(home.find("p", data_role="course-time").text) == expected
+
+
+# -- the glossary --------------------------------------------------------------------------------
+
+
+def test_the_glossary_lists_every_term_in_course_order_under_its_lesson(fixture_client):
+    doc = page(fixture_client, "/lessons/glossary")
+    terms = yaml.safe_load((FIXTURES / "glossary.yaml").read_text())["terms"]
+    order = {"ring-basics": 1, "tree-basics": 2}
+    expected = [t["term"] for t in sorted(terms, key=lambda t: order[t["lesson"]])]
+    assert [dt.text for dt in doc.find_all("dt")] == expected
+    assert expected != [t["term"] for t in terms]  # the file is out of order on purpose
+    for section in doc.find_all("section", class_="glossary-lesson"):
+        link = section.find("h2").find("a").attrs["href"]
+        assert {dt.attrs["data-lesson"] for dt in section.find_all("dt")} == {link.split("/")[-1]}
+    first = doc.find("dd")
+    assert first.text.startswith("A reduce-scatter then an allgather") and first.find("math")
+
+
+def test_the_index_links_the_glossary(fixture_client):
+    links = [a.attrs["href"] for a in page(fixture_client, "/lessons/").find_all("a")]
+    assert "/lessons/glossary" in links
+
+
+def test_the_toolkit_links_the_glossary_beside_the_cheat_sheet(client):
+    doc = page(client, "/toolkit")
+    sheet = doc.find("section", aria_labelledby="sheet-heading")
+    assert "/lessons/glossary" in [a.attrs["href"] for a in sheet.find_all("a")]
+
+
+def test_the_real_glossary_page_lists_every_term(client):
+    terms = yaml.safe_load((ROOT / "lessons" / "glossary.yaml").read_text())["terms"]
+    doc = page(client, "/lessons/glossary")
+    assert sorted(dt.text for dt in doc.find_all("dt")) == sorted(t["term"] for t in terms)
+
+
+def test_search_names_the_glossary_terms_the_query_holds(fixture_client):
+    data = fixture_client.get("/api/lessons/search?q=Ring%20allre").get_json()
+    assert [t["term"] for t in data["glossary"]] == ["ring allreduce"]
+    term = data["glossary"][0]
+    assert term["lesson"] == "ring-basics" and term["definition"].startswith("A reduce-scatter")
+    target = page(fixture_client, term["url"].split("#")[0]).find(id=term["url"].split("#")[1])
+    assert target.tag == "dt" and target.text == "ring allreduce"
+    assert fixture_client.get("/api/lessons/search?q=ring%20tree").get_json()["glossary"] == []
+    # without JavaScript the index shows them too, above the lessons
+    hits = page(fixture_client, "/lessons/?q=chunk").find("ul", class_="glossary-hits")
+    assert [a.attrs["href"] for a in hits.find_all("a")] == ["/lessons/glossary#term-chunk"]
+
+
+def test_a_broken_glossary_is_shown_on_its_page_and_the_lessons_stay_up(write_lesson_dir):
+    client = write_lesson_dir("## A\n\n@lab allreduce/ring ranks=4\n")
+    path = Path(client.application.config["LESSONS_DIR"]) / "glossary.yaml"
+    path.write_text("terms:\n  - {term: x, lesson: nowhere, patterns: [x]}\n")
+    doc = page(client, "/lessons/glossary")
+    assert "no lesson 'nowhere'" in doc.find("p", class_="render-error").text
+    page(client, "/lessons/ring-basics")
 
 
 @pytest.mark.parametrize(

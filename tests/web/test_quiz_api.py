@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from app import create_app
 from app.quiz import current_bank
+from app.quiz.fit import self_check_pool
 from app.quiz.text import render
 from app.web import settings as app_settings
 from tests.quiz.answers import right_answer
@@ -203,11 +204,52 @@ def test_numeric_questions_get_fresh_numbers(client):
     assert len(seen) > 1
 
 
-def test_a_lesson_self_check_takes_that_lessons_questions_first(client, bank):
-    data = client.get("/api/quiz/questions?mode=lesson&lesson=ring-allreduce&count=5").get_json()
-    assert data["count"] == 5
-    own = [q.id for q in bank.questions if q.topic == "ring-allreduce"]
-    assert [q["id"] for q in data["questions"]] == own[:5]
+def test_a_lesson_self_check_mixes_its_own_questions_with_fresh_draws_from_the_bank(client, bank):
+    own, extra = self_check_pool(bank, "ring-allreduce")
+    seen_extra, prompts = set(), set()
+    for _ in range(8):
+        url = "/api/quiz/questions?mode=lesson&lesson=ring-allreduce&count=4"
+        shown = client.get(url).get_json()["questions"]
+        assert len(shown) == 4
+        ids = [q["id"] for q in shown]
+        mine = [i for i in ids if i in {q.id for q in own}]
+        assert ids[: len(mine)] == [q.id for q in own if q.id in mine]  # own first, in file order
+        assert set(ids[len(mine) :]) <= {q.id for q in extra}
+        assert any(q["kind"] in ("numeric", "predict") for q in shown)  # fresh on every attempt
+        seen_extra |= set(ids[len(mine) :])
+        prompts |= {q["prompt_html"] for q in shown if q["kind"] == "predict"}
+    assert len(seen_extra) > 1 and len(prompts) > 1  # a repeat meets other questions and draws
+
+
+def test_review_serves_the_listed_questions_and_reports_ids_the_bank_lost(client, bank):
+    listed = ["num-ring-allreduce-time", "gone-question", "choice-ring-step-count"]
+    r = client.get(f"/api/quiz/review?ids={','.join(listed)}")
+    assert r.status_code == 200
+    data = r.get_json()
+    assert data["mode"] == "review"
+    assert [q["id"] for q in data["questions"]] == [listed[0], listed[2]]
+    assert data["unknown"] == ["gone-question"]
+    numeric = data["questions"][0]
+    assert numeric["params"] and numeric["token"]  # the template's id, fresh numbers
+    assert not keys_in(data["questions"]) & ANSWER_KEYS
+    empty = client.get("/api/quiz/review").get_json()
+    assert empty["questions"] == [] and empty["unknown"] == []
+
+
+@pytest.mark.parametrize(
+    ("query", "needle"),
+    [
+        ("ids=" + ",".join(f"q{i}" for i in range(51)), "at most 50 question ids, got 51"),
+        ("ids=ok-id,bad id!", "'bad id!' is not a question id"),
+        ("ids=-starts-with-dash", "is not a question id"),
+        ("ids=" + "a" * 97, "at most 96 characters"),
+    ],
+)
+def test_bad_review_ids_get_400_naming_ids_and_the_limit(client, query, needle):
+    r = client.get(f"/api/quiz/review?{query}")
+    assert r.status_code == 400
+    error = r.get_json()["error"]
+    assert error.startswith("ids: ") and needle in error, error
 
 
 def test_every_question_can_be_answered_right_over_http(client, bank):
@@ -449,3 +491,21 @@ def test_a_bank_that_does_not_load_is_a_503_naming_its_problems(tmp_path):
         assert body["error"] == "the question bank does not load"
         assert any(broken.name in problem for problem in body["problems"])
     assert client.get("/quiz").status_code == 503
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        (
+            '{"id": "num-ring-allreduce-time", "answer": 1, '
+            '"params": {"\\ud800": []}, "token": "t"}',
+            "params.\\ud800",
+        ),
+        ('{"id": "num-ring-allreduce-time", "answer": 1, "\\udfff": 1}', "\\udfff"),
+    ],
+    ids=["params key", "body key"],
+)
+def test_a_lone_surrogate_in_a_field_name_is_a_400_naming_it_escaped(client, raw, field):
+    r = post(client, raw)  # the JSON escape decodes to a lone surrogate, which UTF-8 cannot carry
+    assert r.status_code == 400
+    assert r.get_json()["error"].startswith(f"{field}: ")

@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from .. import units
-from ..model import MAX_MESSAGE_BYTES, Cost
+from ..errors import CostError
+from ..model import MAX_MESSAGE_BYTES, Cost, algorithms
 from ..nccl_tests import MAX_RANKS
 from ..ranking import Segment, fastest_segments, lines, rank_algorithms
 from ..terms import COLLECTIVES
@@ -17,6 +18,7 @@ from .fields import (
     FLOAT,
     GPUS_PER_NODE,
     INT,
+    LIST,
     Field,
     intra_link_fields,
     link_fields,
@@ -70,6 +72,14 @@ INCLUDE_DIRECT = Field(
     help="direct sends to all p−1 peers in one step, so the model charges it one α; real NICs "
     "pay per-message overhead and incast contention that the model leaves out.",
 )
+ALGORITHMS = Field(
+    "algorithms",
+    "Only these algorithms",
+    LIST,
+    "",
+    help="A comma list such as ring,double_binary_tree (NCCL's two AllReduce algorithms); "
+    "empty compares every algorithm of the collective.",
+)
 FIELDS = (
     COLLECTIVE,
     RANKS,
@@ -79,6 +89,7 @@ FIELDS = (
     *intra_link_fields(),
     GAMMA,
     INCLUDE_DIRECT,
+    ALGORITHMS,
 )
 
 
@@ -122,10 +133,15 @@ def compare(**values) -> Result:
     """Compare every algorithm of a collective at one size and over 1 B to 16 GiB."""
     collective, ranks, m = values["collective"], values["ranks"], values["message_bytes"]
     link = link_kwargs(values)
-    skip = () if values["include_direct"] else ("direct",)
+    skip = _left_out(collective, values["algorithms"], values["include_direct"])
     costs, unavailable = rank_algorithms(
         collective, ranks=ranks, message_bytes=m, skip=skip, **link
     )
+    if not costs:
+        reasons = "; ".join(
+            f"{u['algorithm']}: {u['reason']}" for u in unavailable if u["algorithm"] not in skip
+        )
+        raise CostError(f"algorithms: none of them can run with these inputs ({reasons})")
     best = costs[0]
     candidates = lines(collective, ranks=ranks, skip=skip, **link)
     segments = fastest_segments(candidates, LOW_BYTES, HIGH_BYTES)
@@ -167,6 +183,22 @@ def compare(**values) -> Result:
             "(see the lesson How NCCL really chooses).",
         ),
     )
+
+
+def _left_out(collective: str, chosen: str, include_direct: bool) -> tuple[str, ...]:
+    """Return the algorithms of `collective` to leave out: those not in the comma list `chosen`
+    (when it names any), and `direct` unless it is asked for, by include_direct or by name."""
+    catalog = algorithms(collective)
+    names = chosen.split(",") if chosen else []
+    for name in names:
+        if name not in catalog:
+            raise CostError(
+                f"algorithms: {name!r} is not an algorithm of {collective}; "
+                f"allowed: {', '.join(catalog)}"
+            )
+    if names:
+        return tuple(a for a in catalog if a not in names)
+    return () if include_direct else ("direct",)
 
 
 def _crossovers(segments: list[Segment], candidates: dict) -> list[Crossover]:

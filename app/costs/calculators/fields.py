@@ -15,6 +15,8 @@ from ..model import MAX_BANDWIDTH_GBS, MAX_LATENCY_US, MAX_MESSAGE_BYTES, MIN_BA
 from ..nccl_tests import MAX_RANKS
 
 INT, FLOAT, CHOICE, PRESET, BOOL = "int", "float", "choice", "preset", "bool"
+LIST = "list"  # a comma-separated list of names; the calculator checks the names themselves
+MAX_LIST_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Field:
 
     name: str
     label: str
-    kind: str  # INT, FLOAT, CHOICE, PRESET (a HARDWARE key that fills `fills`), BOOL
+    kind: str  # INT, FLOAT, CHOICE, PRESET (a HARDWARE key that fills `fills`), BOOL, LIST
     default: object
     low: float = 0.0
     high: float = math.inf
@@ -49,6 +51,8 @@ class Field:
             if not isinstance(value, bool):
                 raise CostError(f"{self.name} must be true or false, got {value!r}")
             return value
+        if self.kind == LIST:
+            return name_list(self.name, value)
         raise RuntimeError(f"unknown field kind {self.kind}")
 
     def slider(self) -> dict | None:
@@ -86,6 +90,20 @@ class Field:
         if self.fills:
             data["fills"] = list(self.fills)
         return data
+
+
+def name_list(name: str, value: object) -> str:
+    """Return a comma list of names, spaces and empty items dropped ("" for none), or raise.
+
+    Only the shape is checked here; which names are allowed depends on other inputs (the
+    collective), so the calculator checks them.
+    """
+    if not isinstance(value, str) or len(value) > MAX_LIST_CHARS:
+        raise CostError(
+            f"{name} must be a comma-separated list of names, at most {MAX_LIST_CHARS} "
+            f"characters, got {value!r:.60}"
+        )
+    return ",".join(item.strip() for item in value.split(",") if item.strip())
 
 
 # How many GPUs a node holds, for the calculators that split GPUs into nodes.

@@ -7,7 +7,7 @@ animation cannot disagree. Every SVG is accessible: role="img" with a <title> an
 that says in words what the picture shows.
 
 - `base`: the result, the error, and typed parameters; `canvas`: palette and SVG blocks.
-- `ring`, `tree`, `hypercube`, `hardware`: one module per family of kinds.
+- `ring`, `ring_steps`, `tree`, `hypercube`, `hardware`: one module per family of kinds.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from .canvas import CHUNK_COLORS, RANK_FILLED, chunk_color, chunk_label
 from .hardware import hierarchical, node
 from .hypercube import hypercube
 from .ring import ring
+from .ring_steps import ring_steps
 from .tree import double_binary_tree, tree
 
 KINDS: dict[str, Callable[[Params, str], Diagram]] = {
     "ring": ring,
+    "ring-steps": ring_steps,
     "tree": tree,
     "double-binary-tree": double_binary_tree,
     "hypercube": hypercube,

@@ -33,7 +33,9 @@ def _layout_tree(parents: list[int], children: list[list[int]]) -> dict[int, tup
     return pos
 
 
-def _draw_tree(c: Canvas, pos, parents, *, dx, dy, x0, y0, node_r, edge_labels=None, fill_of=None):
+def _draw_tree(
+    c: Canvas, pos, parents, *, dx, dy, x0, y0, node_r, edge_labels=None, fill_of=None, prefix="r"
+):
     for rank, parent in enumerate(parents):
         if parent < 0:
             continue
@@ -56,7 +58,7 @@ def _draw_tree(c: Canvas, pos, parents, *, dx, dy, x0, y0, node_r, edge_labels=N
         c.text(
             x0 + x * dx,
             y0 + d * dy,
-            f"r{rank}",
+            f"{prefix}{rank}",
             size=12,
             weight="bold",
             fill=text_color_on(fill) if fill else None,
@@ -120,9 +122,15 @@ def _tree_words(shape: str, p: int, root: int, parents, depth: int) -> tuple[str
 
 
 def double_binary_tree(params: Params, uid: str) -> Diagram:
-    """NCCL's two complementary binary trees, ranks at the same x in both."""
+    """NCCL's two complementary binary trees, ranks at the same x in both.
+
+    With nodes=yes each circle is a node (n0, n1, ...), as in NCCL's Tree algorithm, where the
+    double binary tree joins nodes and a chain runs through the GPUs inside each one.
+    """
     p = params.integer("ranks", 8, 2, 32)
+    of_nodes = params.flag("nodes", False)
     params.finish()
+    prefix = "n" if of_nodes else "r"
     tree0, tree1 = trees.double_binary_tree_parents(p)
     dx, dy, node_r = 44, 58, 16
     c = Canvas(uid)
@@ -147,20 +155,36 @@ def double_binary_tree(params: Params, uid: str) -> Diagram:
             y0=y0 + 10,
             node_r=node_r,
             fill_of=lambda r, s=interior: RANK_FILLED if r in s else None,
+            prefix=prefix,
         )
         y0 += (max(depths) + 1) * dy + 50
     width, height = 80 + (p - 1) * dx, y0 - 20
+    title, desc, caption = _double_tree_words(p, tree0, tree1, interior_sets, prefix)
+    return Diagram(c.svg(width, height, title, desc, "double-binary-tree"), caption)
+
+
+def _double_tree_words(p, tree0, tree1, interior_sets, prefix) -> tuple[str, str, str]:
+    """Return the title, description and caption of the double binary tree, of ranks or nodes."""
     roots = (tree0.index(-1), tree1.index(-1))
     both = sorted(interior_sets[0] & interior_sets[1])
-    title = f"NCCL's double binary tree on {p} ranks"
+    what = "nodes" if prefix == "n" else "ranks"
+    overlap = f"Interior in both: {both}." if both else f"No {what[:-1]} is interior in both trees."
+    title = f"NCCL's double binary tree on {p} {what}"
     desc = (
-        f"Two binary trees over ranks r0 to r{p - 1}, rooted at r{roots[0]} and r{roots[1]}. "
-        f"Filled ranks are interior (they receive and forward); hollow ones are leaves. "
-        + ("No rank is interior in both trees." if not both else f"Interior in both: {both}.")
+        f"Two binary trees over {what} {prefix}0 to {prefix}{p - 1}, rooted at "
+        f"{prefix}{roots[0]} and {prefix}{roots[1]}. Filled {what} are interior (they receive "
+        f"and forward); hollow ones are leaves. {overlap}"
     )
     caption = (
-        f"Double binary tree, {p} ranks (NCCL's ncclGetDtree). Filled: interior, hollow: leaf. "
-        "A rank interior in one tree is a leaf in the other, so each half of the data uses "
-        "every rank's links about equally."
+        f"Double binary tree, {p} {what} (NCCL's ncclGetDtree). Filled: interior, hollow: leaf. "
+        f"A {what[:-1]} interior in one tree is a leaf in the other, so each half of the data "
+        f"uses every {what[:-1]}'s links about equally."
     )
-    return Diagram(c.svg(width, height, title, desc, "double-binary-tree"), caption)
+    if prefix == "n":
+        title = f"NCCL's Tree algorithm across {p} nodes"
+        desc += " Inside each node, not drawn, NCCL joins the GPUs in a chain."
+        caption += (
+            " Each circle is a whole node: inside it NCCL runs a chain through the node's GPUs, "
+            "and the chain connects to the trees' links to other nodes."
+        )
+    return title, desc, caption

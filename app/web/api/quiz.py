@@ -4,6 +4,9 @@
 - `GET /api/quiz/questions?topics=&difficulty=&kinds=&count=&mode=&ids=&lesson=` — fresh
   questions (numeric and predict ones drawn anew, signed with SECRET_KEY), each with the
   chosen topic it was selected for.
+- `GET /api/quiz/review?ids=` — fresh copies of the questions a learner's browser scheduled for
+  review (spaced repetition, kept in localStorage); ids no longer in the bank come back in
+  `unknown` rather than as an error, since a stored list may outlive a question.
 - `POST /api/quiz/answer` — `{id, answer, params?, token?}` → the verdict and why; ids or a
   token made with another key, or a draw past its lifetime, get 400 with `stale: true` (the
   page offers a fresh question); a drawn question answered a second time gets 409.
@@ -32,6 +35,8 @@ from app.quiz import (
     grade,
     public,
 )
+from app.quiz.fit import draw_self_check
+from app.quiz.schema import ID
 from app.quiz.select import (
     MOCK_SECONDS,
     balanced,
@@ -49,6 +54,7 @@ MAX_BODY = 16 * 1024  # an answer is a few ids, a number or a paragraph
 MAX_COUNT = 50
 MAX_IDS = 50
 MODES = ("practice", "mock", "lesson")
+MAX_REVIEW = 50  # the review page asks for the due questions, oldest first, 50 at most
 
 
 def _secret() -> str:
@@ -136,7 +142,7 @@ def questions():
     # Each question counts for the chosen topic that selected it (results say so).
     topic_of = partial(chosen_topic, bank, topics=topics)
     if mode == "lesson":
-        chosen = bank.about_lesson(topics[0])[:count]
+        chosen = draw_self_check(bank, topics[0], count, rng)
     elif ids:
         chosen = [bank.by_id[i] for i in ids]
         rng.shuffle(chosen)
@@ -151,6 +157,30 @@ def questions():
         count=len(chosen),
         time_limit_s=MOCK_SECONDS if mode == "mock" else None,
         questions=[public(bank, q, _secret(), rng, chosen_for=topic_of(q)) for q in chosen],
+    )
+
+
+@bp.get("/api/quiz/review")
+def review():
+    """Return fresh copies of the questions due for review; report ids the bank no longer has."""
+    bank = app_bank()
+    ids = list(dict.fromkeys(split_list(",".join(request.args.getlist("ids")))))
+    if len(ids) > MAX_REVIEW:
+        raise InputError(f"ids: at most {MAX_REVIEW} question ids, got {len(ids)}")
+    malformed = next((i for i in ids if not ID.fullmatch(i)), None)
+    if malformed is not None:
+        raise InputError(
+            f"ids: {malformed[:60]!r} is not a question id (a letter or digit, then letters, "
+            "digits, '-', '_' or '.'; at most 96 characters)"
+        )
+    rng = random.Random()
+    chosen = [bank.by_id[i] for i in ids if i in bank.by_id]
+    return jsonify(
+        mode="review",
+        count=len(chosen),
+        time_limit_s=None,
+        questions=[public(bank, q, _secret(), rng) for q in chosen],
+        unknown=[i for i in ids if i not in bank.by_id],
     )
 
 

@@ -14,8 +14,17 @@ ICON_MAX_AGE_S = 24 * 3600
 
 @bp.get("/")
 def home():
-    """Show what the app is and where to start."""
-    return render_template("pages/home.html")
+    """Show what the app is and where to start, with the course's reading and practice time."""
+    from app.course import LessonError
+
+    from .lessons import library
+
+    try:
+        lib = library()
+        course = (len(lib.lessons), lib.total_pacing())
+    except LessonError:  # a broken course.yaml: the lessons page says why; home stays up
+        course = None
+    return render_template("pages/home.html", course=course)
 
 
 @bp.get("/favicon.ico")

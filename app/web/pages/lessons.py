@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from itertools import groupby
 from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 from markupsafe import Markup
 
-from app.course import LESSONS_DIR
+from app.course import LESSONS_DIR, LessonError
 from app.lessons import Library
 from app.lessons.library import MAX_QUERY
+from app.lessons.markdown import slugify
+from app.lessons.pacing import hours
 from app.lessons.render import render_fragment
 from app.web import params
 
@@ -37,6 +40,9 @@ def lesson_inline(text: str) -> Markup:
         return Markup.escape(text)
 
 
+bp.add_app_template_filter(hours, "hours")
+
+
 @bp.app_template_filter("search_marks")
 def search_marks(match: dict) -> Markup:
     """Show a matching sentence with its matched words in <mark>, everything escaped."""
@@ -54,14 +60,40 @@ def index():
     lib = library()
     query = request.args.get("q", "").strip()[:MAX_QUERY]
     results = [hit.as_json() for hit in lib.search(query)] if query else None
+    terms = glossary_json(lib, query) if query else []
     return render_template(
         "lessons/index.html",
-        first=next(iter(lib.lessons.values()), None),
         sections=lib.sections(),
+        pacing={slug: lib.pacing(slug) for slug in lib.lessons},
+        course_time=lib.total_pacing(),
+        with_notes=lib.with_instructor_notes(),
         total=len(lib.lessons),
         planned=len(lib.course.entries),
         query=query,
         results=results,
+        terms=terms,
+    )
+
+
+@bp.get("/lessons/glossary")
+def glossary():
+    """Every term of the course with its definition and the lesson that defines it."""
+    lib = library()
+    try:
+        terms, problem = lib.glossary(), None
+    except LessonError as exc:  # the author sees what is wrong; the lessons stay up
+        terms, problem = [], str(exc)
+    groups = [
+        (slug, [(term, f"term-{slugify(term.term)}") for term in group])
+        for slug, group in groupby(terms, key=lambda t: t.lesson)
+    ]
+    return render_template(
+        "lessons/glossary.html",
+        groups=groups,
+        count=len(terms),
+        lessons=lib.lessons,
+        entries=lib.course.entries,
+        problem=problem,
     )
 
 
@@ -89,6 +121,7 @@ def lesson(slug: str):
         "lessons/lesson.html",
         lesson=found,
         page=lib.rendered(slug, instructor),
+        pacing=lib.pacing(slug),
         instructor=instructor,
         previous=previous,
         following=following,
@@ -102,5 +135,23 @@ def search():
     query = request.args.get("q", "")
     if len(query) > MAX_QUERY:
         return jsonify(error=f"q: at most {MAX_QUERY} characters; got {len(query)}"), 400
-    hits = library().search(query.strip())
-    return jsonify(query=query.strip(), results=[hit.as_json() for hit in hits])
+    lib = library()
+    hits = lib.search(query.strip())
+    return jsonify(
+        query=query.strip(),
+        results=[hit.as_json() for hit in hits],
+        glossary=glossary_json(lib, query.strip()),
+    )
+
+
+def glossary_json(lib: Library, query: str) -> list[dict]:
+    """The glossary terms a search names: term, definition (Markdown), lesson and link."""
+    return [
+        {
+            "term": t.term,
+            "definition": t.definition,
+            "lesson": t.lesson,
+            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.term)}",
+        }
+        for t in lib.glossary_matches(query)
+    ]
