@@ -1,6 +1,8 @@
 """No page logs an error in normal use: every page and embed, used as a visitor would, leaves the
 browser console without errors and makes no request that fails (4xx or 5xx), the site icon
-included. Frames inside a page count as part of it.
+included. Frames inside a page count as part of it. Every lesson is visited, every live element
+in it loaded (an animation until its run has started, a calculator until it answers): this is
+the one walk through all the written lessons' frames.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def use_lesson(page, url: str, slug: str) -> None:
     """Open a lesson and scroll through it, so every lazy frame loads and starts: an animation
     until the engine's run has begun (its step count known), a calculator until it answers."""
     page.goto(f"{url}/lessons/{slug}")
+    # A reader opens the solutions and answers too; a frame inside one loads only then.
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     frames = page.locator("figure.live iframe")
     for i in range(frames.count()):
         frames.nth(i).scroll_into_view_if_needed()
