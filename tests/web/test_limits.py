@@ -216,7 +216,7 @@ def test_a_large_simulation_costs_more_than_a_small_one():
     app = create_app({"TESTING": True, "API_BURST": 100})
     app.extensions["work_limits"].clock = FrozenClock()
     client = client_at(app, "192.0.2.5")
-    large = {"collective": "allreduce", "algorithm": "ring", "ranks": 64, "elements": 1024}
+    large = {"collective": "allreduce", "algorithm": "ring", "ranks": 32, "elements": 2048}
     assert client.post("/api/simulate", json=large).status_code == 200
     again = client.post("/api/simulate", json=large)  # 65,536 cells: 65 units, 35 are left
     assert again.status_code == 429

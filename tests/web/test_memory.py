@@ -66,6 +66,33 @@ def test_a_second_idle_within_the_interval_waits_out_the_interval_then_trims():
     assert calls == [100.0, pytest.approx(101.0)]
 
 
+def test_a_wait_runs_in_the_background_so_the_caller_returns_at_once():
+    jobs = []
+    t, calls, clock = trimmer(min_interval_s=1.0, background=jobs.append)
+    t.on_idle()  # no wait due: trims in place
+    clock.now += 0.25
+    t.on_idle()  # a wait is due: handed to the background, the caller does not sleep
+    assert clock.slept == [] and calls == [100.0] and len(jobs) == 1
+    t.on_idle()  # while that one waits, another idle is folded into it
+    assert len(jobs) == 1
+    jobs[0]()
+    assert clock.slept == [pytest.approx(0.75)] and calls == [100.0, pytest.approx(101.0)]
+
+
+def test_an_http_simulation_never_waits_out_the_trim_interval_on_its_own_thread(app, client):
+    """The second simulation ends inside the trim interval of the first: the wait happens on
+    another thread, so the response is not held back (it was, a second each, before)."""
+    trimmer_ = app.extensions["lab_trimmer"]
+    sleepers: list[threading.Thread] = []
+    trimmer_.sleep = lambda seconds: sleepers.append(threading.current_thread())
+    trimmer_.trim = lambda: None
+    trimmer_.min_interval_s = 60.0
+    for _ in range(2):
+        assert client.post("/api/simulate", json=RING8).status_code == 200
+    wait_trims(sleepers)
+    assert sleepers and threading.current_thread() not in sleepers
+
+
 def test_no_trim_when_a_run_started_before_the_trim_was_due():
     t, calls, clock = trimmer(idle=False)
     t.on_idle()

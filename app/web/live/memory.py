@@ -91,9 +91,10 @@ class IdleTrimmer:
 
     `on_idle()` is called (by `Admission.release`) on the thread of the run that ended last,
     a Socket.IO stream or an HTTP simulation.
-    If a trim ran less than `min_interval_s` ago, that thread waits out the rest of the
-    interval (its run has already sent its last event, so no stream waits on it), and only one
-    thread waits at a time. Right before trimming it checks `is_idle()` again: a run that
+    If a trim ran less than `min_interval_s` ago, the rest of the interval is waited out on the
+    `background` thread when one is given (the app gives one: an HTTP simulation releases its
+    ticket before its response leaves, which must not wait a second), else on the caller's; only
+    one thread waits at a time. Right before trimming it checks `is_idle()` again: a run that
     started meanwhile cancels the trim, and the next time the lab empties asks again.
     """
 
@@ -104,12 +105,16 @@ class IdleTrimmer:
         min_interval_s: float = MIN_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        background: Callable[[Callable[[], None]], object] | None = None,
     ) -> None:
         self.is_idle = is_idle
         self.trim = trim
         self.min_interval_s = min_interval_s
         self.clock = clock
         self.sleep = sleep
+        # Runs a trim that must wait off the caller's thread (the app: a daemon thread), so an
+        # HTTP simulation's response is not held back by the interval; None waits in place.
+        self.background = background
         self.trims = 0  # how many trims ran (the tests and the benchmarks read it)
         self._lock = threading.Lock()
         self._pending = False  # a thread is waiting to trim
@@ -129,6 +134,15 @@ class IdleTrimmer:
                 self._again = True  # the waiting thread looks at the registry once more
                 return
             self._pending = True
+            wait = self._last + self.min_interval_s - self.clock()
+        if wait > 0 and self.background is not None:
+            self.background(self._wait_and_trim)
+            return
+        self._wait_and_trim()
+
+    def _wait_and_trim(self) -> None:
+        """Wait out the interval, then trim if the lab is still idle; repeat while it emptied
+        again meanwhile. Only the thread that set `_pending` runs this."""
         try:
             while True:
                 with self._lock:
