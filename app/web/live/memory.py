@@ -86,6 +86,11 @@ def _mallopt(variable: str, parameter: int, value: int) -> bool:
     return mallopt(parameter, value) == 1
 
 
+def start_daemon_thread(job: Callable[[], None]) -> None:
+    """Run `job` on a thread of its own that never keeps the process alive."""
+    threading.Thread(target=job, name="heap-trim", daemon=True).start()
+
+
 class IdleTrimmer:
     """Trim the heap when the lab goes idle: at most once per `min_interval_s`, never mid-run.
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import threading
 from collections.abc import Callable
 from socket import IPPROTO_TCP, TCP_NODELAY
 
@@ -58,7 +57,7 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     memory.limit_arenas()
     # Trim when no run is left, Socket.IO or HTTP: both hold an admission ticket.
     trimmer = memory.IdleTrimmer(
-        lab_admission.idle, trim=memory.malloc_trim, background=_start_daemon_thread
+        lab_admission.idle, trim=memory.malloc_trim, background=memory.start_daemon_thread
     )
     lab_admission.on_idle = trimmer.on_idle
     app.extensions["lab_runs"] = runs
@@ -397,8 +396,3 @@ def _pause(server: socketio.Server, run: Run, seconds: float) -> None:
     while remaining > 0 and not run.cancelled:
         server.sleep(min(SLICE_S, remaining))
         remaining -= SLICE_S
-
-
-def _start_daemon_thread(job) -> None:
-    """Run `job` on a thread of its own that never keeps the process alive."""
-    threading.Thread(target=job, name="heap-trim", daemon=True).start()
