@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from app.costs import CostError
 from app.costs.calculators import CALCULATORS
+from app.costs.calculators.step_plan import state_bytes
 
 PARAMS = 7e9
 LAYERS, HIDDEN, SEQ = 32, 4096, 4096
@@ -18,7 +19,7 @@ GLOBAL_BATCH = 1024  # sequences per step; micro-batch 1 sequence
 GPUS_PER_NODE, NODES = 8, 16
 GPUS = GPUS_PER_NODE * NODES
 GPU_MEMORY_BYTES = 80e9
-WEIGHT_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES = 2, 2, 12
+WEIGHT_BYTES = 2  # BF16 weights and gradients; Adam adds 12 (step_plan)
 # Compute per step (docs/course-case.md): 6·Ψ·tokens FLOP at 40 % of 989 TFLOP/s per GPU.
 FLOP_PER_STEP = 6 * PARAMS * GLOBAL_BATCH * SEQ
 COMPUTE_S = FLOP_PER_STEP / (GPUS * 0.4 * 989e12)
@@ -49,11 +50,8 @@ def read(body: object) -> dict[str, int]:
 
 def memory_bytes(tp: int, pp: int, dp: int, zero: int) -> float:
     """Model-state bytes per GPU: the GPU's share of the model, its state sharded by ZeRO."""
-    share = PARAMS / (tp * pp)
-    weights = WEIGHT_BYTES / (dp if zero >= 3 else 1)
-    gradients = GRADIENT_BYTES / (dp if zero >= 2 else 1)
-    optimizer = OPTIMIZER_BYTES / (dp if zero >= 1 else 1)
-    return share * (weights + gradients + optimizer)
+    case = {"params": PARAMS, "dtype_bytes": WEIGHT_BYTES, "tp": tp, "pp": pp, "dp": dp}
+    return state_bytes({**case, "zero_stage": zero})  # the step-budget calculator's count
 
 
 def communication(tp: int, pp: int, dp: int) -> dict:
