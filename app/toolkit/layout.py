@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from app.costs import CostError
 from app.costs.calculators import CALCULATORS
-from app.costs.calculators.step_plan import state_bytes
+from app.costs.calculators.step_plan import FLOP_PER_PARAM_TOKEN, state_bytes
 
 PARAMS = 7e9
 LAYERS, HIDDEN, SEQ = 32, 4096, 4096
@@ -21,7 +21,7 @@ GPUS = GPUS_PER_NODE * NODES
 GPU_MEMORY_BYTES = 80e9
 WEIGHT_BYTES = 2  # BF16 weights and gradients; Adam adds 12 (step_plan)
 # Compute per step (docs/course-case.md): 6·Ψ·tokens FLOP at 40 % of 989 TFLOP/s per GPU.
-FLOP_PER_STEP = 6 * PARAMS * GLOBAL_BATCH * SEQ
+FLOP_PER_STEP = FLOP_PER_PARAM_TOKEN * PARAMS * GLOBAL_BATCH * SEQ
 COMPUTE_S = FLOP_PER_STEP / (GPUS * 0.4 * 989e12)
 LIMITS = {"tp": (1, GPUS), "pp": (1, GPUS), "dp": (1, GPUS), "zero": (0, 3)}
 
