@@ -1,0 +1,231 @@
+"""Where each rank of a run sits, per topology kind (docs/engine.md § Topology), in plot units.
+
+`geometry(topology, ranks)` → {kind, nodes, edges, fold_edges, boxes, labels, unit}:
+nodes {rank, x, y} (and `tree` for one of two trees); edges and fold_edges: index pairs into
+nodes; boxes: the nodes of a hierarchical layout {x0, x1, y0, y1, label}; labels: the titles of
+two trees {text, left, root: {x, y}}; unit: the distance between neighbours. y grows upwards.
+
+The server is the one authority for it: the lab's topology view draws the nodes it is sent
+(static/js/lab-topology.js), and the embed paints the same nodes as its first picture before
+any script runs (`app.drawing.step0`). Trees are spread for a plot of width / height
+`TREE_ASPECT`; the views keep one scale on both axes, so another box only letterboxes them.
+"""
+
+from __future__ import annotations
+
+import math
+
+# The width / height the tree levels are spread for: an embed's or the lab's topology box.
+TREE_ASPECT = 1.4
+ROUND = frozenset({"ring", "circulant", "complete"})
+# A hypercube's first three dimensions: right, down, and a diagonal for depth.
+CUBE = ((1.0, 0.0), (0.0, -1.0), (0.5, 0.42))
+
+
+def is_round(kind: str | None) -> bool:
+    """Say whether a topology is drawn with its ranks on a circle (no kind: all to all)."""
+    return not kind or kind in ROUND
+
+
+def _circle(order: list[int], radius: float) -> list[dict]:
+    n = len(order)
+    out = []
+    for i, rank in enumerate(order):
+        a = 2 * math.pi * i / n
+        out.append({"rank": rank, "x": radius * math.sin(a), "y": radius * math.cos(a)})
+    return out
+
+
+def _is_root(parent: list[int], r: int, p: int) -> bool:
+    q = parent[r]
+    return not (0 <= q < p and q != r)
+
+
+def tree_layout(parent: list[int], p: int) -> dict:
+    """Place a tree's leaves in order, each parent over the middle of its children."""
+    children: list[list[int]] = [[] for _ in range(p)]
+    roots = []
+    for r, q in enumerate(parent):
+        (roots if _is_root(parent, r, p) else children[q]).append(r)
+    x = [0.0] * p
+    depth = [0] * p
+    seen: set[int] = set()
+    state = {"leaf": 0, "max_depth": 0}
+
+    def visit(r: int, d: int) -> None:
+        if r in seen:
+            return
+        seen.add(r)
+        depth[r] = d
+        state["max_depth"] = max(state["max_depth"], d)
+        kids = [c for c in children[r] if c not in seen]
+        if not kids:
+            x[r] = state["leaf"]
+            state["leaf"] += 1
+            return
+        for c in kids:
+            visit(c, d + 1)
+        x[r] = (x[kids[0]] + x[kids[-1]]) / 2
+
+    for r in roots + list(range(p)):  # then anything a cycle left out
+        visit(r, 0)
+    return {"x": x, "depth": depth, "width": max(state["leaf"], 1), "max_depth": state["max_depth"]}
+
+
+def ring_spots(count: int, max_cols: int) -> dict:
+    """Grid spots for `count` things in ring order, ring neighbours side by side.
+
+    Along the top row, back and forth over the other columns (a comb), and up the first column
+    to the start, at most `max_cols` per row. Spare spots are left on the way back up.
+    """
+    if count <= 2:
+        return {
+            "cols": max(count, 1),
+            "rows": 1,
+            "spots": [{"col": i, "row": 0} for i in range(count)],
+        }
+    rows = math.ceil(count / max(2, max_cols))
+    rows += rows % 2  # the comb closes only over an even number of rows
+    cols = max(2, math.ceil(count / rows))
+    path = [{"col": col, "row": 0} for col in range(cols)]
+    for row in range(1, rows):
+        along = list(range(1, cols))
+        if row % 2:
+            along.reverse()
+        path += [{"col": col, "row": row} for col in along]
+    back = [{"col": 0, "row": row} for row in range(rows - 1, 0, -1)]
+    spare = rows * cols - count
+    return {"cols": cols, "rows": rows, "spots": path + back[spare:]}
+
+
+def _round(geo: dict, topo: dict, order: list[int], p: int) -> None:
+    """Ring, circulant and complete: the ranks on a circle, in the topology's order."""
+    geo["nodes"] = _circle(order, 1)
+    geo["unit"] = 2 * math.sin(math.pi / p) if p > 1 else 1
+    if topo["kind"] == "complete":
+        if p <= 8:  # past 8, every-to-every lines are a grey disc
+            geo["edges"] = [[i, j] for i in range(p) for j in range(i + 1, p)]
+    elif p >= 2:
+        geo["edges"] = [[i, (i + 1) % p] for i in range(p)]
+
+
+def _chain(geo: dict, order: list[int], p: int) -> None:
+    """A pipeline: one row, or rows of 8 that snake back and forth."""
+    row = p if p <= 12 else 8
+    for i, rank in enumerate(order):
+        r, c = divmod(i, row)
+        geo["nodes"].append({"rank": rank, "x": row - 1 - c if r % 2 else c, "y": -r * 1.1})
+    geo["edges"] = [[i, i + 1] for i in range(p - 1)]
+
+
+def _trees(geo: dict, topo: dict, p: int, aspect: float) -> None:
+    """One tree, or two (every rank in each): side by side while narrow, stacked once wide."""
+    parents = [topo["parent"]] if topo["kind"] == "tree" else topo["parents"]
+    lays = [tree_layout(parent, p) for parent in parents]
+    width = max(lay["width"] for lay in lays)
+    levels = max(lay["max_depth"] + 1 for lay in lays)
+    stacked = len(parents) > 1 and width > 8
+    across, down = (1, len(parents)) if stacked else (len(parents), 1)
+    dy = max(1.2, across * width / (aspect * down * levels))
+    dx, top = 0.0, 0.0
+    for t, (parent, lay) in enumerate(zip(parents, lays, strict=True)):
+        base = len(geo["nodes"])
+        for r in range(p):
+            geo["nodes"].append(
+                {"rank": r, "x": dx + lay["x"][r], "y": top - lay["depth"][r] * dy, "tree": t}
+            )
+        geo["edges"] += [
+            [base + r, base + q] for r, q in enumerate(parent) if not _is_root(parent, r, p)
+        ]
+        if len(parents) > 1:
+            root = next(r for r in range(p) if _is_root(parent, r, p))
+            geo["labels"].append(
+                {"text": f"tree {t + 1}", "left": dx, "root": {"x": dx + lay["x"][root], "y": top}}
+            )
+        if stacked:
+            top -= (lay["max_depth"] + 1) * dy + dy * 0.6
+        else:
+            dx += lay["width"] + 1.5
+
+
+def cube_spot(i: int, dims: int) -> tuple[float, float]:
+    """Where member i of a `dims`-dimensional hypercube sits: three bits draw a cube, each
+    further three repeat it three times larger and turned 30°, so no link runs over a node."""
+    x = y = 0.0
+    for d in range(dims):
+        if not (i >> d) & 1:
+            continue
+        level = d // 3
+        bx, by = CUBE[d % 3]
+        s, a = 3.0**level, level * math.pi / 6
+        x += s * (bx * math.cos(a) - by * math.sin(a))
+        y += s * (bx * math.sin(a) + by * math.cos(a))
+    return x, y
+
+
+def _hypercube(geo: dict, topo: dict, p: int) -> None:
+    """A hypercube over the largest power of two; each extra rank just above its partner."""
+    folded = {int(k): int(v) for k, v in (topo.get("folded") or {}).items()}
+    members = [r for r in range(p) if r not in folded]
+    dims = int(math.floor(math.log2(max(1, len(members))) + 0.5))
+    index = {}
+    for i, r in enumerate(members):
+        index[r] = len(geo["nodes"])
+        x, y = cube_spot(i, dims)
+        geo["nodes"].append({"rank": r, "x": x, "y": y})
+    for i, r in enumerate(members):
+        for d in range(dims):
+            j = i ^ (1 << d)
+            if i < j < len(members):
+                geo["edges"].append([index[r], index[members[j]]])
+    for extra in sorted(folded):
+        q = geo["nodes"][index[folded[extra]]]
+        index[extra] = len(geo["nodes"])
+        geo["nodes"].append({"rank": extra, "x": q["x"], "y": q["y"] + 0.5})
+        geo["fold_edges"].append([index[extra], index[folded[extra]]])
+    geo["unit"] = 0.45 if folded else 0.62
+
+
+def _hierarchical(geo: dict, topo: dict, p: int) -> None:
+    """Nodes with GPUs inside; both rings (GPUs in a node, nodes in the cluster) laid out so
+    ring neighbours, the last and the first included, sit side by side."""
+    g = topo.get("ranks_per_node") or p
+    n = topo.get("nodes") or math.ceil(p / g)
+    inner = ring_spots(g, 2 if g <= 4 else 4 if g <= 8 else math.ceil(math.sqrt(g)))
+    outer = ring_spots(n, math.ceil(math.sqrt(n)))
+    box_w, box_h, gap = inner["cols"] + 0.4, inner["rows"] + 0.6, 1.0
+    for node, spot in enumerate(outer["spots"]):
+        bx, by = spot["col"] * (box_w + gap), -spot["row"] * (box_h + gap)
+        geo["boxes"].append(
+            {"x0": bx - 0.7, "x1": bx - 0.7 + box_w, "y0": by + 0.7 - box_h, "y1": by + 0.7}
+            | {"label": f"node {node}"}
+        )
+        for local, s in enumerate(inner["spots"]):
+            if node * g + local < p:
+                geo["nodes"].append(
+                    {"rank": node * g + local, "x": bx + s["col"], "y": by - s["row"]}
+                )
+
+
+def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> dict:
+    """Return where the ranks of a run on `topology` sit (see the module docstring)."""
+    topo = topology or {"kind": "complete"}
+    kind = topo.get("kind")
+    p = ranks
+    geo: dict = {
+        "kind": kind, "nodes": [], "edges": [], "fold_edges": [], "boxes": [], "labels": [],
+        "unit": 1,
+    }  # fmt: skip
+    order = topo.get("order")
+    order = list(order) if order and len(order) == p else list(range(p))
+    if is_round(kind):
+        _round(geo, {**topo, "kind": kind or "complete"}, order, p)
+    elif kind == "chain":
+        _chain(geo, order, p)
+    elif kind in ("tree", "trees"):
+        _trees(geo, topo, p, aspect)
+    elif kind == "hypercube":
+        _hypercube(geo, topo, p)
+    elif kind == "hierarchical":
+        _hierarchical(geo, topo, p)
+    return geo
