@@ -17,6 +17,9 @@ import math
 
 # The width / height the tree levels are spread for: an embed's or the lab's topology box.
 TREE_ASPECT = 1.4
+# Decimals kept of a coordinate: a ten-thousandth of the rank spacing is far below a pixel, and
+# the geometry travels in every sim_start.
+DECIMALS = 4
 ROUND = frozenset({"ring", "circulant", "complete"})
 # A hypercube's first three dimensions: right, down, and a diagonal for depth.
 CUBE = ((1.0, 0.0), (0.0, -1.0), (0.5, 0.42))
@@ -228,4 +231,22 @@ def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> 
         _hypercube(geo, topo, p)
     elif kind == "hierarchical":
         _hierarchical(geo, topo, p)
+    return _rounded(geo)
+
+
+def _rounded(geo: dict) -> dict:
+    """Round every coordinate to `DECIMALS` places (whole numbers stay ints)."""
+
+    def r(v: float) -> float | int:
+        v = round(v, DECIMALS) + 0.0  # + 0.0: no -0.0
+        return int(v) if v.is_integer() else v
+
+    for n in geo["nodes"]:
+        n["x"], n["y"] = r(n["x"]), r(n["y"])
+    for b in geo["boxes"]:
+        b.update({k: r(b[k]) for k in ("x0", "x1", "y0", "y1")})
+    for label in geo["labels"]:
+        label["left"] = r(label["left"])
+        label["root"] = {"x": r(label["root"]["x"]), "y": r(label["root"]["y"])}
+    geo["unit"] = r(geo["unit"])
     return geo

@@ -22,6 +22,7 @@ from app.collectives.narration import narrate
 from app.collectives.trace import PREVIEW_ELEMENTS
 from app.costs import HARDWARE, CostError
 from app.costs.terms import ALGORITHMS
+from app.drawing import geometry
 
 log = logging.getLogger(__name__)
 
@@ -66,9 +67,10 @@ def cell(rank: int, chunk: int, holders: int, values: Iterable, dtype: str) -> d
 
 
 def layout(trace: Trace) -> dict:
-    """Describe the topology to draw and how the working buffer is cut into chunks."""
+    """Describe the topology to draw, where its ranks sit, and how the buffer is cut into chunks."""
     return {
         "topology": trace.topology,
+        "geometry": geometry(trace.topology, trace.ranks),
         "chunks": [[int(start), int(stop)] for start, stop in trace.chunks],
         "chunk_source": list(trace.chunk_source),
         "chunk_dest": list(trace.chunk_dest),

@@ -1,4 +1,4 @@
-// The topology view: the ranks where the topology puts them (lab-geometry.js) and the arrows
+// The topology view: the ranks where the server puts them (lab-geometry.js) and the arrows
 // of the step at the cursor, coloured by chunk, dashed for a copy and solid for a reduce; with
 // a flight time, the chunks fly from sender to receiver.
 //
@@ -116,8 +116,7 @@
     reset(run) {
       this.run = run;
       this.t = CL.chartTheme();
-      const w = Math.max(200, this.el.clientWidth), h = Math.max(200, this.el.clientHeight);
-      this.geo = V.geometry(run, w / h);
+      this.geo = V.geometry(run);
       const g = this.geo, p = run.p, t = this.t;
       const xs = g.nodes.map((n) => n.x), ys = g.nodes.map((n) => n.y);
       for (const b of g.boxes) { xs.push(b.x0, b.x1); ys.push(b.y0, b.y1); }
