@@ -6,6 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from ..drawing import palette as drawing_palette
 from . import instance_secret, settings
 from .extensions import socketio
 
@@ -54,6 +55,8 @@ def _init_http(app: Flask) -> None:
         app.register_blueprint(blueprint)
     errors.init_app(app)
     headers.init_app(app)
+    # static/js/palette.js reads the one palette from every page (templates/base.html).
+    app.jinja_env.globals["palette"] = drawing_palette.browser()
     limits.init_app(app)
 
 

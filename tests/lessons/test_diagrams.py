@@ -10,7 +10,6 @@ import pytest
 
 from app.collectives import trees
 from app.lessons.diagrams import (
-    CHUNK_COLORS,
     KINDS,
     RANK_FILLED,
     DiagramError,
@@ -34,18 +33,6 @@ def texts(svg: ET.Element, cls: str | None = None) -> list[str]:
 
 def desc(svg: ET.Element) -> str:
     return svg.find(f"{SVG}desc").text
-
-
-def test_colours_match_the_browser_palette():
-    js = (ROOT / "static" / "js" / "palette.js").read_text()
-
-    def array(name: str) -> tuple[str, ...]:
-        body = re.search(rf"const {name} = \[(.*?)\];", js).group(1)
-        return tuple(re.findall(r'"(#[0-9A-Fa-f]{6})"', body))
-
-    assert CHUNK_COLORS == array("CHUNK_COLORS")
-    light = re.search(r"light: \{ fill: \"#\w+\", line: \"(#[0-9A-Fa-f]{6})\"", js).group(1)
-    assert RANK_FILLED == light
 
 
 @pytest.mark.parametrize("kind", list(KINDS))

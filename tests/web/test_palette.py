@@ -1,32 +1,21 @@
-"""The palette's values (static/js/palette.js), checked as numbers: chunk colours stay apart
-for deuteranopes and protanopes, ranks are neutral and far from every chunk colour, and the
-rank numbers are readable on their discs in both themes. The browser test in
-tests/browser/test_lab_views.py checks the colours the views actually draw."""
+"""The palette's values (app/drawing/palette.py, which static/js/palette.js draws with),
+checked as numbers: chunk colours stay apart for deuteranopes and protanopes, ranks are neutral
+and far from every chunk colour, and the rank numbers are readable on their discs in both
+themes. The browser test in tests/browser/test_lab_views.py checks the colours the views draw."""
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
+from app.drawing.palette import CHUNK_COLORS, chunk_color, rank_tone
 from tests.colour import DICHROMATS, contrast, delta_e, lab
 
-PALETTE = (Path(__file__).resolve().parents[2] / "static" / "js" / "palette.js").read_text()
 THEMES = ("light", "dark")
 
 
 def chunk_colours(theme: str) -> list[str]:
-    """The chunk colours as palette.js draws them in `theme` (black becomes the page's ink)."""
-    listed = json.loads(re.search(r"const CHUNK_COLORS = (\[.*?\]);", PALETTE).group(1))
-    ink = re.search(r'const DARK_INK = "(#[0-9A-Fa-f]{6})"', PALETTE).group(1)
-    return [ink if theme == "dark" and c == "#000000" else c for c in listed]
-
-
-def rank_tone(theme: str) -> dict[str, str]:
-    tones = re.search(rf'{theme}: \{{ fill: "(#\w+)", line: "(#\w+)", text: "(#\w+)" \}}', PALETTE)
-    return dict(zip(("fill", "line", "text"), tones.groups(), strict=True))
+    """The chunk colours as the views draw them in `theme` (black becomes the page's ink)."""
+    return [chunk_color(i, theme) for i in range(len(CHUNK_COLORS))]
 
 
 def chroma(colour: str) -> float:

@@ -6,21 +6,11 @@ import math
 from html import escape
 
 from app.collectives import chunk_label  # noqa: F401  (re-exported to the diagrams)
+from app.drawing.palette import CHUNK_COLORS, RANK_TONES
 
-# The same colours as static/js/palette.js (a test keeps them equal): Okabe & Ito for chunks.
-# Ranks are neutral there, so that a colour always means a chunk; a filled rank here takes the
-# light theme's rank outline tone.
-CHUNK_COLORS = (
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#F0E442",
-    "#0072B2",
-    "#D55E00",
-    "#CC79A7",
-    "#000000",
-)
-RANK_FILLED = "#5B5F6A"
+# The site's palette (app/drawing/palette.py): Okabe & Ito for chunks. Ranks are neutral there,
+# so that a colour always means a chunk; a filled rank here takes the light theme's rank outline.
+RANK_FILLED = RANK_TONES["light"]["line"]
 # Hypercube dimensions and link classes: palette colours with enough contrast for thin lines.
 DIMENSION_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
