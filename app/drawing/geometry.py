@@ -1,6 +1,7 @@
 """Where each rank of a run sits, per topology kind (docs/engine.md § Topology), in plot units.
 
-`geometry(topology, ranks)` → {kind, nodes, edges, fold_edges, boxes, labels, unit}:
+`geometry(topology, ranks)` → {kind, note, nodes, edges, fold_edges, boxes, labels, unit}:
+note: the kind in words (the view's subtitle);
 nodes {rank, x, y} (and `tree` for one of two trees); edges and fold_edges: index pairs into
 nodes; boxes: the nodes of a hierarchical layout {x0, x1, y0, y1, label}; labels: the titles of
 two trees {text, left, root: {x, y}}; unit: the distance between neighbours. y grows upwards.
@@ -21,6 +22,17 @@ TREE_ASPECT = 1.4
 # the geometry travels in every sim_start.
 DECIMALS = 4
 ROUND = frozenset({"ring", "circulant", "complete"})
+# What each kind of topology is, in the topology view's subtitle.
+NOTES = {
+    "ring": "ring",
+    "chain": "chain (pipeline)",
+    "tree": "tree",
+    "trees": "two trees",
+    "hypercube": "hypercube (pairs differ in one bit)",
+    "circulant": "circulant: distances 1, 2, 4, …",
+    "hierarchical": "nodes with GPUs inside",
+    "complete": "every rank to every rank",
+}
 # A hypercube's first three dimensions: right, down, and a diagonal for depth.
 CUBE = ((1.0, 0.0), (0.0, -1.0), (0.5, 0.42))
 
@@ -215,10 +227,8 @@ def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> 
     topo = topology or {"kind": "complete"}
     kind = topo.get("kind")
     p = ranks
-    geo: dict = {
-        "kind": kind, "nodes": [], "edges": [], "fold_edges": [], "boxes": [], "labels": [],
-        "unit": 1,
-    }  # fmt: skip
+    geo: dict = {"kind": kind, "note": NOTES.get(kind or "complete", kind), "unit": 1}
+    geo |= {"nodes": [], "edges": [], "fold_edges": [], "boxes": [], "labels": []}
     order = topo.get("order")
     order = list(order) if order and len(order) == p else list(range(p))
     if is_round(kind):

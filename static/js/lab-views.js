@@ -12,12 +12,6 @@
   const P = CL.palette;
   const V = CL.views;
 
-  const TOPOLOGY_NOTES = {
-    ring: "ring", chain: "chain (pipeline)", tree: "tree", trees: "two trees",
-    hypercube: "hypercube (pairs differ in one bit)", circulant: "circulant: distances 1, 2, 4, …",
-    hierarchical: "nodes with GPUs inside", complete: "every rank to every rank",
-  };
-
   // Arrow keys in the buffer grid: [rows, columns] to move the picked cell.
   const GRID_MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
@@ -136,6 +130,7 @@
       this.run = run;
       this.dirty.clear();
       for (const el of this.root.querySelectorAll('[data-role="empty"]')) el.hidden = true;
+      for (const el of this.root.querySelectorAll('[data-role="step0"]')) el.remove(); // drawn now by Plotly
       this.facts = V.facts(run, this.catalog);
       this.topology.reset(run);
       this.buffer.reset(run, this.facts);
@@ -152,8 +147,7 @@
       if (this.inspector) {
         this.select(this.facts.rootOutput ? run.start.root : 0, 0, false, false);
       }
-      const topo = (run.start.layout.topology || {}).kind || "complete";
-      if (this.topologySub) this.topologySub.textContent = TOPOLOGY_NOTES[topo] || topo;
+      if (this.topologySub) this.topologySub.textContent = run.start.layout.geometry.note; // app/drawing/geometry.py
       if (this.bufferSub) this.bufferSub.textContent = this.facts.allToAll ? "rank × destination" : "rank × chunk";
     }
 

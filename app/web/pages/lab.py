@@ -17,6 +17,7 @@ from ...collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
 from .. import params
 from ..errors import InputError
 from ..params import SimParams
+from .first_picture import first_picture
 
 bp = Blueprint("lab", __name__)
 
@@ -291,4 +292,5 @@ def embed(collective: str, algorithm: str):
         theme_fixed=True,  # the host page chose it (?theme=); the reader's toggle is not shown
         lab_url=lab_url,
         narrate=narrate,
+        step0=first_picture(state, theme),
     )
