@@ -20,7 +20,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import classroom, engine, hostile, load, narration, page, streaming
+from . import classroom, embed, engine, hostile, load, narration, page, streaming
 from .common import loadavg
 
 
@@ -66,6 +66,9 @@ def summary(results: dict) -> None:
         narration.summary(n)
     p = results.get("page")
     for kind, figures in (p or {}).items():
+        if kind == "first_picture":
+            embed.summary(figures)
+            continue
         colds = figures["cold"]
         wire = sorted(r["wire"] for r in colds)[len(colds) // 2]
         key = "nav_to_first_step_ms" if kind == "embed" else "first_step_ms"

@@ -14,6 +14,9 @@ cache) a few times and then once warm (the same context again):
 It also reports whether text assets came compressed and which cache headers they had, and what
 gzip would make of the same bytes.
 
+The embed's first picture (step 0 drawn on the server: first paint cold and warm, navigation ->
+first animated step warm) and a lesson's embeds below the fold: bench/embed.py.
+
 Playback rate: ring allreduce on 64 ranks at 8x, once every step has arrived, from the page's
 own clock. Each time the player sets the step counter the page logs (performance.now(), step);
 the least-squares slope of step against time is the rate achieved, to compare with the 8 steps
@@ -31,6 +34,7 @@ import time
 import urllib.request
 from urllib.parse import urlsplit
 
+from . import embed
 from .common import app_server
 
 PAGES = {
@@ -281,6 +285,8 @@ def run(cold_loads: int = COLD_LOADS, pages: bool = True) -> dict:
                     context.close()
                 out[kind] = {"cold": colds, "warm": warm}
                 _print_page(server.url, kind, colds, warm)
+            if pages:  # the embed's server-drawn first picture and lazy start (bench/embed.py)
+                out["first_picture"] = embed.measure(browser, server.url, cold_loads)
             playback(browser, server.url)
         finally:
             browser.close()
