@@ -109,9 +109,13 @@ class Watch:
         self.documents.clear()
 
 
-@pytest.fixture
-def watched(page):
-    """The `page` fixture, watched for dialogs, console errors, CSP reports and documents."""
+@pytest.fixture(scope="module")
+def watched_page(browser):
+    """One page for the module's browser tests, watched for dialogs, console errors, CSP
+    reports and documents. A new page per test started a renderer each time: a third of these
+    tests' time, for a check that `watched` makes on an emptied page anyway."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
     watch = Watch()
 
     def dialog(d) -> None:
@@ -134,6 +138,20 @@ def watched(page):
     page.on("response", response)
     page.add_init_script(CSP_WATCH)
     page.watch = watch
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def watched(watched_page, live_server):
+    """The module's watched page, emptied for this test: the last test's document gone, the
+    site's storage and cookies cleared, nothing recorded."""
+    page = watched_page
+    page.goto(f"{live_server.url}/favicon.ico")  # the site's origin, to clear its storage
+    page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    page.context.clear_cookies()
+    page.goto("about:blank")
+    page.watch.clear()
     return page
 
 
