@@ -32,7 +32,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.costs.calculators import CALCULATORS
-from tests.conftest import TEST_CONFIG
+from tests.conftest import TEST_CONFIG, empty_page
 
 PAYLOADS = {
     "script": '"><script>window.__pwned=1</script>',
@@ -146,13 +146,9 @@ def watched_page(browser):
 def watched(watched_page, live_server):
     """The module's watched page, emptied for this test: the last test's document gone, the
     site's storage and cookies cleared, nothing recorded."""
-    page = watched_page
-    page.goto(f"{live_server.url}/favicon.ico")  # the site's origin, to clear its storage
-    page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-    page.context.clear_cookies()
-    page.goto("about:blank")
-    page.watch.clear()
-    return page
+    empty_page(watched_page, live_server.url)
+    watched_page.watch.clear()
+    return watched_page
 
 
 def assert_inert(page, what: str, payload: str, shown_in: str | None = None) -> None:
