@@ -176,6 +176,8 @@ def test_pages_load_only_local_scripts_and_no_inline_code(client, url):
     page = get(client, url)
     scripts = page.find_all("script")
     sources = [s["attrs"]["src"] for s in scripts if "src" in s["attrs"]]
+    for s in scripts:  # the embed's, loaded after its first paint (static/js/after-paint.js)
+        sources += json.loads(s["attrs"].get("data-scripts", "[]"))
     assert "/static/vendor/plotly-cartesian-4.1.1.min.js" in sources
     assert "/static/vendor/socket.io-4.8.4.min.js" in sources
     assert all(src.startswith("/static/") for src in sources)
