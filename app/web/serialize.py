@@ -76,8 +76,9 @@ def layout(trace: Trace) -> dict:
     }
 
 
-def initial_state(trace: Trace) -> list[dict]:
-    """List every non-empty (rank, chunk) cell before the first step, in rank, chunk order."""
+def initial_state(trace: Trace, cell: Callable = cell) -> list:
+    """List every non-empty (rank, chunk) cell before the first step, in rank, chunk order,
+    each as `cell` writes it (the socket's is app/web/compact.py's)."""
     out = []
     for (rank, chunk), holders in sorted(trace.initial_holdings.items()):
         if not holders:
@@ -108,8 +109,11 @@ def narrations(trace: Trace) -> list[str]:
     return narrate(trace)
 
 
-def start(trace: Trace) -> dict:
-    """Describe a run before its first step: parameters, layout, initial state, cost."""
+def start(trace: Trace, cells: Callable[[Trace], list] = initial_state) -> dict:
+    """Describe a run before its first step: parameters, layout, initial state, cost.
+
+    `cells` lists the initial state: full cells here and over HTTP, compact ones on the socket
+    (app/web/compact.py)."""
     estimate = cost(trace)
     return dict(
         collective=trace.collective,
@@ -123,7 +127,7 @@ def start(trace: Trace) -> dict:
         total_steps=trace.total_steps,
         phases=[s.phase for s in trace.steps],
         layout=layout(trace),
-        initial_state=initial_state(trace),
+        initial_state=cells(trace),
         expected_bytes_per_rank=estimate.get("bytes_per_rank") if estimate else None,
         cost=estimate,
     )

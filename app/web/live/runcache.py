@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from app.collectives import Trace
 
-from .. import serialize
+from .. import compact, serialize
 from ..params import SimParams
 from .socket_json import encode
 
@@ -52,7 +52,7 @@ def encode_run(
     stops, and None is returned, once `cancelled()` says so: at 64 ranks it costs several
     times the engine's run, and a run replaced at once (a double click) needs none of it.
     """
-    start = encode(serialize.start(trace))
+    start = encode(compact.start(trace))
     if first is not None:
         first("sim_start", start)
     steps = []
@@ -60,7 +60,7 @@ def encode_run(
     for s, narration in zip(trace.steps, texts, strict=True):
         if cancelled():
             return None
-        steps.append(encode(serialize.step(trace, s, narration)))
+        steps.append(encode(compact.step(trace, s, narration)))
         if first is not None and len(steps) == 1:
             first("sim_step", steps[0])
     return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))
