@@ -2,7 +2,8 @@
 
 The engine is deterministic: the same validated parameters (seed included) give the same
 trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run whose
-payloads were all encoded (`encode_run`) leaves them here as JSON text without `run_id`
+payloads were all encoded (`encode_run`, in the socket's compact form, app/web/compact.py)
+leaves them here as JSON text without `run_id`
 (`socket_json.Encoded` puts each run's own id in front when it is sent). The cache is keyed by
 every simulate parameter but `interval_ms`, which only paces the stream, and bounded by the
 total length of the text it holds (`LAB_RUN_CACHE_BYTES`), least recently used first out.
