@@ -51,7 +51,8 @@ def compact_trace(trace) -> bytes:
     """
     import numpy as np
 
-    from app.collectives.trace import PREVIEW_ELEMENTS, ranks_in
+    from app.collectives.trace import ranks_in
+    from app.web.serialize import initial_cells
 
     out = bytearray(struct.pack("<I", len(trace.chunks)))
     for start, stop in trace.chunks:
@@ -62,25 +63,18 @@ def compact_trace(trace) -> bytes:
     def cell(rank: int, chunk: int, mask: int, preview) -> None:
         old = held.get((rank, chunk), 0)
         added = ranks_in(mask & ~old) if old & ~mask == 0 else None
-        out.extend(struct.pack("<HIB", rank, chunk, 1 if added is not None else 0))
-        if added is not None and 2 + 2 * len(added) < bitset:
-            out.extend(struct.pack(f"<H{len(added)}H", len(added), *added))
-        else:
-            out.extend(mask.to_bytes(bitset, "little"))
+        if added is not None and 2 + 2 * len(added) < bitset:  # tag 1: the added ranks
+            out.extend(struct.pack(f"<HIBH{len(added)}H", rank, chunk, 1, len(added), *added))
+        else:  # tag 0: the bitset
+            out.extend(struct.pack("<HIB", rank, chunk, 0) + mask.to_bytes(bitset, "little"))
         out.extend(struct.pack("<B", len(preview)))
         out.extend(np.asarray(preview, dtype=trace.dtype).tobytes())
         held[(rank, chunk)] = mask
 
-    initial = sorted((k, m) for k, m in trace.initial_holdings.items() if m)
+    initial = list(initial_cells(trace))
     out += struct.pack("<I", len(initial))
-    for (rank, chunk), mask in initial:
-        start, stop = trace.chunks[chunk]
-        cell(
-            rank,
-            chunk,
-            mask,
-            trace.initial_buffers[rank, start : min(stop, start + PREVIEW_ELEMENTS)],
-        )
+    for rank, chunk, mask, preview in initial:
+        cell(rank, chunk, mask, preview)
     for s in trace.steps:
         out += struct.pack("<HI", len(s.moves), len(s.changed))
         for src, dst, chunk, op in s.moves:

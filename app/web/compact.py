@@ -17,6 +17,7 @@ reads the same fields as before; tests/web/compact_form.py does the same for the
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
 
 from app.collectives import Step, Trace
 
@@ -40,14 +41,25 @@ def holders(mask: int) -> str:
     return ",".join(parts)
 
 
-def cell(rank: int, chunk: int, mask: int, values, dtype: str) -> list:
-    """One rank's copy of one chunk: `[rank, chunk, holders, value, ...]`."""
-    return [rank, chunk, holders(mask), *serialize.numbers(values, dtype)]
+def cells(entries: Iterable[tuple[int, int, int, Sequence]], dtype: str) -> list[list]:
+    """Write (rank, chunk, holders mask, values) cells as `[rank, chunk, holders, value, ...]`.
+
+    The values of all the cells go through `serialize.numbers` in one call: called once per
+    cell, its fixed cost was two thirds of the time a 64-rank run took to encode."""
+    entries = list(entries)
+    values = serialize.numbers([v for *_, preview in entries for v in preview], dtype)
+    out, i = [], 0
+    for rank, chunk, mask, preview in entries:
+        j = i + len(preview)
+        out.append([rank, chunk, holders(mask), *values[i:j]])
+        i = j
+    return out
 
 
 def initial_state(trace: Trace) -> list[list]:
     """Every non-empty cell before the first step, in rank, chunk order (as serialize's)."""
-    return serialize.initial_state(trace, cell=cell)
+    entries = ((r, c, m, v.tolist()) for r, c, m, v in serialize.initial_cells(trace))
+    return cells(entries, trace.dtype)
 
 
 def start(trace: Trace) -> dict:
@@ -60,11 +72,10 @@ def step(trace: Trace, s: Step, narration: str) -> dict:
     flat = []
     for src, dst, chunk, op in s.moves:
         flat += (src, dst, chunk, OPS[op])
-    dtype = trace.dtype
     return dict(
         index=s.index,
         phase=s.phase,
         narration=narration,
         transfers=flat,
-        state=[cell(u.rank, u.chunk, u.holders, u.preview, dtype) for u in s.updates],
+        state=cells(s.updates, trace.dtype),
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -76,17 +76,23 @@ def layout(trace: Trace) -> dict:
     }
 
 
-def initial_state(trace: Trace, cell: Callable = cell) -> list:
-    """List every non-empty (rank, chunk) cell before the first step, in rank, chunk order,
-    each as `cell` writes it (the socket's is app/web/compact.py's)."""
-    out = []
+def initial_cells(trace: Trace) -> Iterator[tuple[int, int, int, np.ndarray]]:
+    """Yield (rank, chunk, holders mask, first values) for every non-empty cell before the
+    first step, in rank, chunk order: the full form's cells and the socket's (compact.py)."""
     for (rank, chunk), holders in sorted(trace.initial_holdings.items()):
-        if not holders:
-            continue
-        start, stop = trace.chunks[chunk]
-        values = trace.initial_buffers[rank, start : min(stop, start + PREVIEW_ELEMENTS)]
-        out.append(cell(rank, chunk, holders, values, trace.dtype))
-    return out
+        if holders:
+            start, stop = trace.chunks[chunk]
+            yield (
+                rank,
+                chunk,
+                holders,
+                trace.initial_buffers[rank, start : min(stop, start + PREVIEW_ELEMENTS)],
+            )
+
+
+def initial_state(trace: Trace) -> list[dict]:
+    """List every non-empty (rank, chunk) cell before the first step, in rank, chunk order."""
+    return [cell(*c, trace.dtype) for c in initial_cells(trace)]
 
 
 def step(trace: Trace, s: Step, narration: str) -> dict:
