@@ -20,7 +20,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import classroom, engine, hostile, load, narration, page, streaming
+from . import classroom, engine, frame, hostile, load, narration, page, streaming
 from .common import loadavg
 
 
@@ -64,8 +64,13 @@ def summary(results: dict) -> None:
     n = results.get("narration")
     if n:
         narration.summary(n)
-    p = results.get("page")
-    for kind, figures in (p or {}).items():
+    p = dict(results.get("page") or {})
+    for f in p.pop("frame", None) or []:
+        print(
+            f"main thread per arrow-key step, {f['name']}: CPU {f['cpu_mean']:.0f} ms "
+            f"(target < {frame.TARGET_MS} ms), key -> frame median {f['key_median']:.0f} ms"
+        )
+    for kind, figures in p.items():
         colds = figures["cold"]
         wire = sorted(r["wire"] for r in colds)[len(colds) // 2]
         key = "nav_to_first_step_ms" if kind == "embed" else "first_step_ms"
