@@ -111,6 +111,16 @@
     };
   }
 
+  // The packets fly on axes of their own, laid exactly over the plot's: Plotly animates every
+  // scatter trace on the axes of the traces it moves, so on the plot's own axes each frame of
+  // a flight would rewrite every arrow, rank and label too.
+  function withFlightAxes(layout) {
+    return Object.assign({}, layout, {
+      xaxis2: { overlaying: "x", matches: "x", visible: false, fixedrange: true },
+      yaxis2: { overlaying: "y", matches: "y", visible: false, fixedrange: true },
+    });
+  }
+
   // An arrow trace with nothing in it: a slot this step does not use.
   function emptyArrows() { return { x: [], y: [], text: [], marker: { size: [] } }; }
 
@@ -361,7 +371,7 @@
       const { traces, packets } = this._arrows(run.cursor);
       const fly = flightMs > 0 && packets.x0.length > 0 && packets.x0.length <= 1200;
       const packetTrace = {
-        type: "scatter", mode: "markers", hoverinfo: "skip",
+        type: "scatter", mode: "markers", hoverinfo: "skip", xaxis: "x2", yaxis: "y2",
         x: fly ? packets.x0 : [], y: fly ? packets.y0 : [],
         marker: { color: packets.color, size: Math.max(7, Math.min(13, this.nodePx * 0.5)), line: { color: this.t.fg, width: 1 } },
       };
@@ -393,7 +403,7 @@
       }
       const slots = traces.concat(Array.from({ length: Math.max(0, MIN_SLOTS - traces.length) }, emptyArrows));
       const data = [this.edgeTrace, this.foldTrace, ...slots, this.nodeTrace, this.labelTrace, packetTrace];
-      await global.Plotly.react(this.el, data, this.layout, CL.CHART_CONFIG);
+      await global.Plotly.react(this.el, data, withFlightAxes(this.layout), CL.CHART_CONFIG);
       this.drawn = { statics, slots: slots.length };
       return data.length - 1;
     }
