@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.costs.calculators import CALCULATORS
+from tests.conftest import empty_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -25,11 +26,31 @@ CALC_DRAWN = "[data-revision]"  # a calculator widget drew its answer
 STARTED = re.compile(r"^step \d+ of [1-9]\d*$")  # the run began: its steps are known
 
 
-def watch_requests(page) -> list[str]:
-    """Record every response of the page and its frames with a 4xx or 5xx status."""
-    failed: list[str] = []
-    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
-    return failed
+@pytest.fixture(scope="module")
+def visitor_page(browser):
+    """One page for the module, recording console errors and every response of the page and
+    its frames with a 4xx or 5xx status (a new page per visit started a renderer each time)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.console_errors = []
+    page.failed_requests = []
+    page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
+    page.on("pageerror", lambda e: page.console_errors.append(str(e)))
+    page.on(
+        "response",
+        lambda r: r.status >= 400 and page.failed_requests.append(f"{r.status} {r.url}"),
+    )
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def visitor(visitor_page, live_server):
+    """The module's page, emptied as a new visitor's would be, with nothing recorded."""
+    empty_page(visitor_page, live_server.url)
+    visitor_page.console_errors.clear()
+    visitor_page.failed_requests.clear()
+    return visitor_page
 
 
 def use_lab(page, url: str) -> None:
@@ -103,8 +124,7 @@ VISITS = [
 
 
 @pytest.mark.parametrize("use", [v for _, v in VISITS], ids=[name for name, _ in VISITS])
-def test_a_page_in_normal_use_logs_no_error_and_no_failed_request(page, live_server, use):
-    failed = watch_requests(page)
-    use(page, live_server.url)
-    assert failed == []
-    assert page.console_errors == []
+def test_a_page_in_normal_use_logs_no_error_and_no_failed_request(visitor, live_server, use):
+    use(visitor, live_server.url)
+    assert visitor.failed_requests == []
+    assert visitor.console_errors == []

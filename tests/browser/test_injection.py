@@ -32,7 +32,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.costs.calculators import CALCULATORS
-from tests.conftest import TEST_CONFIG
+from tests.conftest import TEST_CONFIG, empty_page
 
 PAYLOADS = {
     "script": '"><script>window.__pwned=1</script>',
@@ -109,9 +109,13 @@ class Watch:
         self.documents.clear()
 
 
-@pytest.fixture
-def watched(page):
-    """The `page` fixture, watched for dialogs, console errors, CSP reports and documents."""
+@pytest.fixture(scope="module")
+def watched_page(browser):
+    """One page for the module's browser tests, watched for dialogs, console errors, CSP
+    reports and documents. A new page per test started a renderer each time: a third of these
+    tests' time, for a check that `watched` makes on an emptied page anyway."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
     watch = Watch()
 
     def dialog(d) -> None:
@@ -134,7 +138,17 @@ def watched(page):
     page.on("response", response)
     page.add_init_script(CSP_WATCH)
     page.watch = watch
-    return page
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def watched(watched_page, live_server):
+    """The module's watched page, emptied for this test: the last test's document gone, the
+    site's storage and cookies cleared, nothing recorded."""
+    empty_page(watched_page, live_server.url)
+    watched_page.watch.clear()
+    return watched_page
 
 
 def assert_inert(page, what: str, payload: str, shown_in: str | None = None) -> None:
