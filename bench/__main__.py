@@ -22,7 +22,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import classroom, engine, hostile, load, narration, page, streaming, wire
+from . import classroom, engine, frame, hostile, load, narration, page, streaming, wire
 from .common import loadavg
 
 
@@ -66,15 +66,20 @@ def summary(results: dict) -> None:
     n = results.get("narration")
     if n:
         narration.summary(n)
-    p = results.get("page")
-    for kind, figures in (p or {}).items():
+    p = dict(results.get("page") or {})
+    for f in p.pop("frame", None) or []:
+        print(
+            f"main thread per arrow-key step, {f['name']}: CPU {f['cpu_mean']:.0f} ms "
+            f"(target < {frame.TARGET_MS} ms), key -> frame median {f['key_median']:.0f} ms"
+        )
+    for kind, figures in p.items():
         colds = figures["cold"]
-        wire = sorted(r["wire"] for r in colds)[len(colds) // 2]
+        sent = sorted(r["wire"] for r in colds)[len(colds) // 2]
         key = "nav_to_first_step_ms" if kind == "embed" else "first_step_ms"
         when = "navigation" if kind == "embed" else "Run click"
         first = sorted(r[key] for r in colds)[len(colds) // 2]
         print(
-            f"page {colds[0]['url']}: {wire / 1e6:.3f} MB transferred, {when} -> first step "
+            f"page {colds[0]['url']}: {sent / 1e6:.3f} MB transferred, {when} -> first step "
             f"{first:.0f} ms"
         )
     w = results.get("wire")
