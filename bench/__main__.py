@@ -2,12 +2,14 @@
 
 engine (bench/engine.py), streaming (full stack vs bare python-socketio; with the app's run
 cache off, then on), narration (what each step's sentence adds to a run's time and bytes),
-page (headless Chromium), a short load run (50 clients x 10 s), a
-short fault run, and the hostile clients (bench/hostile.py: eight attacks, each against a
-fresh server, about 3.5 minutes), and the classroom (bench/classroom.py: a room's fan-out
-against bare python-socketio, a poll of 200, independent learners on one and two processes
-behind Redis; about 10 minutes). Figures that miss their
-target are printed as such, not raised: the machines are noisy and this is not a test.
+page (headless Chromium), wire (bench/wire.py: a run's bytes on the websocket against its
+compact trace, Chromium and python-socketio behind a counting proxy), a short load run
+(50 clients x 10 s), a short fault run, and the hostile clients (bench/hostile.py: eight
+attacks, each against a fresh server, about 3.5 minutes), and the classroom
+(bench/classroom.py: a room's fan-out against bare python-socketio, a poll of 200,
+independent learners on one and two processes behind Redis; about 10 minutes). Figures that
+miss their target are printed as such, not raised: the machines are noisy and this is not a
+test.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import classroom, embed, engine, hostile, load, narration, page, streaming
+from . import classroom, embed, engine, frame, hostile, load, narration, page, streaming, wire
 from .common import loadavg
 
 
@@ -64,20 +66,28 @@ def summary(results: dict) -> None:
     n = results.get("narration")
     if n:
         narration.summary(n)
-    p = results.get("page")
-    for kind, figures in (p or {}).items():
-        if kind == "first_picture":
-            embed.summary(figures)
-            continue
+    p = dict(results.get("page") or {})
+    for f in p.pop("frame", None) or []:
+        print(
+            f"main thread per arrow-key step, {f['name']}: CPU {f['cpu_mean']:.0f} ms "
+            f"(target < {frame.TARGET_MS} ms), key -> frame median {f['key_median']:.0f} ms"
+        )
+    first_picture = p.pop("first_picture", None)
+    if first_picture:
+        embed.summary(first_picture)
+    for kind, figures in p.items():
         colds = figures["cold"]
-        wire = sorted(r["wire"] for r in colds)[len(colds) // 2]
+        sent = sorted(r["wire"] for r in colds)[len(colds) // 2]
         key = "nav_to_first_step_ms" if kind == "embed" else "first_step_ms"
         when = "navigation" if kind == "embed" else "Run click"
         first = sorted(r[key] for r in colds)[len(colds) // 2]
         print(
-            f"page {colds[0]['url']}: {wire / 1e6:.3f} MB transferred, {when} -> first step "
+            f"page {colds[0]['url']}: {sent / 1e6:.3f} MB transferred, {when} -> first step "
             f"{first:.0f} ms"
         )
+    w = results.get("wire")
+    if w:
+        wire.summary(w)
     r = results.get("load")
     if r:
         t = r.tally
@@ -111,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument(
         "--only",
-        help="comma-separated subset: engine,streaming,streaming_cached,narration,page,load,faults,"
-        "hostile,classroom",
+        help="comma-separated subset: engine,streaming,streaming_cached,narration,page,wire,load,"
+        "faults,hostile,classroom",
     )
     parser.add_argument("--clients", type=int, default=50, help="load clients (default 50)")
     parser.add_argument("--seconds", type=float, default=10, help="load seconds (default 10)")
@@ -129,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         "streaming_cached": lambda: streaming.run(cache=True),
         "narration": narration.run,
         "page": page.run,
+        "wire": wire.run,
         "load": lambda: load.load(args.clients, args.seconds),
         "faults": lambda: load.faults(
             clients=10, flood_clients=5, flood=50, big_flood=20, settle_s=30

@@ -21,6 +21,8 @@ Playback rate: ring allreduce on 64 ranks at 8x, once every step has arrived, fr
 own clock. Each time the player sets the step counter the page logs (performance.now(), step);
 the least-squares slope of step against time is the rate achieved, to compare with the 8 steps
 a second asked for. The same measurement is a browser test (tests/browser/test_lab_playback.py).
+
+Main thread per step: arrow-key steps at 64 ranks, per view and in total (bench/frame.py).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import time
 import urllib.request
 from urllib.parse import urlsplit
 
-from . import embed
+from . import embed, frame
 from .common import app_server
 
 PAGES = {
@@ -260,9 +262,9 @@ def gzip_estimate(base: str, responses: list[dict]) -> tuple[int, int]:
     return raw, packed
 
 
-def run(cold_loads: int = COLD_LOADS, pages: bool = True) -> dict:
-    """Measure both pages (unless not `pages`) and the playback rate; print and return the
-    pages' figures."""
+def run(cold_loads: int = COLD_LOADS, pages: bool = True, frame_steps: int = frame.STEPS) -> dict:
+    """Measure both pages (unless not `pages`), the playback rate and the main thread per step;
+    print and return the pages' figures (and the per-step figures under "frame")."""
     from playwright.sync_api import sync_playwright
 
     chromium = chromium_path()
@@ -288,6 +290,7 @@ def run(cold_loads: int = COLD_LOADS, pages: bool = True) -> dict:
             if pages:  # the embed's server-drawn first picture and lazy start (bench/embed.py)
                 out["first_picture"] = embed.measure(browser, server.url, cold_loads)
             playback(browser, server.url)
+            out["frame"] = frame.run(browser, server.url, frame_steps)
         finally:
             browser.close()
     return out
@@ -365,8 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--playback-only", action="store_true", help="measure only the playback rate"
     )
+    parser.add_argument(
+        "--frame-steps", type=int, default=frame.STEPS, help="arrow-key steps per case (max 120)"
+    )
     args = parser.parse_args(argv)
-    run(args.cold, pages=not args.playback_only)
+    run(args.cold, pages=not args.playback_only, frame_steps=max(1, min(args.frame_steps, 120)))
     return 0
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -78,16 +78,23 @@ def layout(trace: Trace) -> dict:
     }
 
 
+def initial_cells(trace: Trace) -> Iterator[tuple[int, int, int, np.ndarray]]:
+    """Yield (rank, chunk, holders mask, first values) for every non-empty cell before the
+    first step, in rank, chunk order: the full form's cells and the socket's (compact.py)."""
+    for (rank, chunk), holders in sorted(trace.initial_holdings.items()):
+        if holders:
+            start, stop = trace.chunks[chunk]
+            yield (
+                rank,
+                chunk,
+                holders,
+                trace.initial_buffers[rank, start : min(stop, start + PREVIEW_ELEMENTS)],
+            )
+
+
 def initial_state(trace: Trace) -> list[dict]:
     """List every non-empty (rank, chunk) cell before the first step, in rank, chunk order."""
-    out = []
-    for (rank, chunk), holders in sorted(trace.initial_holdings.items()):
-        if not holders:
-            continue
-        start, stop = trace.chunks[chunk]
-        values = trace.initial_buffers[rank, start : min(stop, start + PREVIEW_ELEMENTS)]
-        out.append(cell(rank, chunk, holders, values, trace.dtype))
-    return out
+    return [cell(*c, trace.dtype) for c in initial_cells(trace)]
 
 
 def step(trace: Trace, s: Step, narration: str) -> dict:
@@ -110,8 +117,11 @@ def narrations(trace: Trace) -> list[str]:
     return narrate(trace)
 
 
-def start(trace: Trace) -> dict:
-    """Describe a run before its first step: parameters, layout, initial state, cost."""
+def start(trace: Trace, cells: Callable[[Trace], list] = initial_state) -> dict:
+    """Describe a run before its first step: parameters, layout, initial state, cost.
+
+    `cells` lists the initial state: full cells here and over HTTP, compact ones on the socket
+    (app/web/compact.py)."""
     estimate = cost(trace)
     return dict(
         collective=trace.collective,
@@ -125,7 +135,7 @@ def start(trace: Trace) -> dict:
         total_steps=trace.total_steps,
         phases=[s.phase for s in trace.steps],
         layout=layout(trace),
-        initial_state=initial_state(trace),
+        initial_state=cells(trace),
         expected_bytes_per_rank=estimate.get("bytes_per_rank") if estimate else None,
         cost=estimate,
     )

@@ -2,6 +2,9 @@
 // all_to_all which blocks meant for each destination have reached each rank (rank × destination),
 // with the cells this step changed and the cells where the result must end outlined. A click on a
 // cell picks it for the inspector. Only the rows whose cells changed are copied on each step.
+//
+// The grid is drawn only while it is on screen (on a phone it sits below the topology), and
+// when only the picked cell moved, only the outlines are redrawn.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -30,6 +33,9 @@
       this.onSelect = onSelect;
       this.selected = null;
       this.bound = false;
+      this.drawn = null; // what the plot shows: {z, text, trace, layout}
+      this.stale = false;
+      this.seen = new V.Sighting(el, () => { if (this.stale && this.run) this.render(); });
     }
 
     // `facts`: how this run is drawn (CollectiveLab.views.facts).
@@ -130,6 +136,32 @@
     }
 
     async render() {
+      this.el.dataset.selected = this.selected ? this.selected.join(",") : "";
+      this.stale = !this.seen.visible;
+      if (this.stale) return;
+      const shapes = this._outlines();
+      const drawn = this.drawn, now = { z: this.z, text: this.text, trace: this.trace, layout: this.layout };
+      this.drawn = now;
+      if (drawn && this.el._fullLayout && Object.keys(now).every((k) => drawn[k] === now[k])) {
+        await global.Plotly.relayout(this.el, { shapes }); // the same cells: only the outlines moved
+        return;
+      }
+      const trace = Object.assign({}, this.trace, { z: this.z, text: this.text });
+      const layout = Object.assign({}, this.layout, { shapes });
+      await global.Plotly.react(this.el, [trace], layout, CL.CHART_CONFIG);
+      if (!this.bound) {
+        this.bound = true;
+        this.el.on("plotly_click", (ev) => {
+          const pt = ev.points && ev.points[0];
+          if (!pt || !pt.pointNumber) return;
+          const [r, c] = pt.pointNumber;
+          this.onSelect(r, c);
+        });
+      }
+    }
+
+    // The goal cells (dotted), the cells this step changed (accent) and the picked cell.
+    _outlines() {
       const run = this.run, t = this.t, p = run.p;
       const shapes = [];
       if (this.goal.length <= 256) {
@@ -152,19 +184,7 @@
         const [r, c] = this.selected;
         shapes.push(this._rect(r, c, { color: t.fg, width: 3 }));
       }
-      this.el.dataset.selected = this.selected ? this.selected.join(",") : "";
-      const trace = Object.assign({}, this.trace, { z: this.z, text: this.text });
-      const layout = Object.assign({}, this.layout, { shapes });
-      await global.Plotly.react(this.el, [trace], layout, CL.CHART_CONFIG);
-      if (!this.bound) {
-        this.bound = true;
-        this.el.on("plotly_click", (ev) => {
-          const pt = ev.points && ev.points[0];
-          if (!pt || !pt.pointNumber) return;
-          const [r, c] = pt.pointNumber;
-          this.onSelect(r, c);
-        });
-      }
+      return shapes;
     }
   }
 

@@ -20,6 +20,45 @@
   };
 
   const CL = global.CollectiveLab;
+
+  // The socket's compact form (docs/lab.md, app/web/compact.py), expanded into the very objects
+  // POST /api/simulate has, so every view reads {src, dst, chunk, elements, op} transfers and
+  // {rank, chunk, holders, values} cells. A holders string ("0-3,60-63") is expanded once per
+  // run: its array is shared by every cell that spells it, and no view changes it.
+  const OPS = ["copy", "reduce"];
+
+  class WireForm {
+    constructor(chunks) {
+      this.sizes = chunks.map(([start, stop]) => stop - start);
+      this.holders = new Map();
+    }
+
+    _holders(text) {
+      let out = this.holders.get(text);
+      if (out) return out;
+      out = [];
+      for (const part of text ? text.split(",") : []) {
+        const dash = part.indexOf("-");
+        if (dash < 0) { out.push(Number(part)); continue; }
+        for (let r = Number(part.slice(0, dash)), hi = Number(part.slice(dash + 1)); r <= hi; r++) out.push(r);
+      }
+      this.holders.set(text, out);
+      return out;
+    }
+
+    cell(a) { return { rank: a[0], chunk: a[1], holders: this._holders(a[2]), values: a.slice(3) }; }
+
+    start(payload) { return Object.assign({}, payload, { initial_state: payload.initial_state.map((a) => this.cell(a)) }); }
+
+    step(payload) {
+      const flat = payload.transfers, transfers = [];
+      for (let i = 0; i < flat.length; i += 4) {
+        const chunk = flat[i + 2];
+        transfers.push({ src: flat[i], dst: flat[i + 1], chunk, elements: this.sizes[chunk], op: OPS[flat[i + 3]] });
+      }
+      return Object.assign({}, payload, { transfers, state: payload.state.map((a) => this.cell(a)) });
+    }
+  }
   // The one metrics global: timings the browser tests and bench/page.py read (Run click → first
   // step drawn), and the two marks that take them.
   const metrics = global.labMetrics || (global.labMetrics = {
@@ -27,8 +66,10 @@
   });
 
   class LabRun {
-    constructor(start) {
+    // `start` is sim_start expanded; `wire` expands this run's steps.
+    constructor(start, wire) {
       this.start = start;
+      this.wire = wire;
       this.id = start.run_id;
       this.p = start.ranks;
       this.chunks = start.layout.chunks;
@@ -243,13 +284,15 @@
           this.run.adopt(payload);
           return;
         }
-        this.run = new LabRun(payload);
+        const wire = new WireForm(payload.layout.chunks);
+        this.run = new LabRun(wire.start(payload), wire);
         if (metrics.last) metrics.last.startAt = performance.now();
         h.start(this.run);
       } else if (!this.run) {
         if (name === "sim_error") h.error(payload.error, null);
       } else if (name === "sim_step") {
-        if (this.run.addStep(payload)) h.step(this.run, payload);
+        const step = this.run.wire.step(payload);
+        if (this.run.addStep(step)) h.step(this.run, step);
       } else if (name === "sim_done") {
         this.run.done = payload;
         h.done(this.run);

@@ -15,6 +15,7 @@
   const MIN_ARROW_PX = 28; // shorter than this between two ranks, an arrow reads as a bow-tie
   const RUN_PX = 56; // an arrow along the circle covers at least this much of it
   const GAP_PX = 3; // between two arrows along the circle
+  const MIN_SLOTS = 4; // arrow traces on the plot at least (a step has one per colour × op × width)
 
   let measurer = null;
   function textWidth(text, size, font) {
@@ -109,6 +110,19 @@
       marker: { size: grp.size, color: grp.color, symbol: "arrow", angleref: "previous", line: { width: 0 } },
     };
   }
+
+  // The packets fly on axes of their own, laid exactly over the plot's: Plotly animates every
+  // scatter trace on the axes of the traces it moves, so on the plot's own axes each frame of
+  // a flight would rewrite every arrow, rank and label too.
+  function withFlightAxes(layout) {
+    return Object.assign({}, layout, {
+      xaxis2: { overlaying: "x", matches: "x", visible: false, fixedrange: true },
+      yaxis2: { overlaying: "y", matches: "y", visible: false, fixedrange: true },
+    });
+  }
+
+  // An arrow trace with nothing in it: a slot this step does not use.
+  function emptyArrows() { return { x: [], y: [], text: [], marker: { size: [] } }; }
 
   class TopologyView {
     constructor(el) { this.el = el; this.run = null; }
@@ -356,22 +370,48 @@
       const { traces, packets } = this._arrows(run.cursor);
       const fly = flightMs > 0 && packets.x0.length > 0 && packets.x0.length <= 1200;
       const packetTrace = {
-        type: "scatter", mode: "markers", hoverinfo: "skip",
+        type: "scatter", mode: "markers", hoverinfo: "skip", xaxis: "x2", yaxis: "y2",
         x: fly ? packets.x0 : [], y: fly ? packets.y0 : [],
         marker: { color: packets.color, size: Math.max(7, Math.min(13, this.nodePx * 0.5)), line: { color: this.t.fg, width: 1 } },
       };
-      const data = [this.edgeTrace, this.foldTrace, ...traces, this.nodeTrace, this.labelTrace, packetTrace];
-      await global.Plotly.react(this.el, data, this.layout, CL.CHART_CONFIG);
+      const last = await this._plot(traces, packetTrace);
       if (onDrawn) onDrawn(run.cursor);
       if (fly) {
-        await global.Plotly.animate(
-          this.el,
-          { data: [{ x: packets.x1, y: packets.y1 }], traces: [data.length - 1] },
-          { transition: { duration: flightMs, easing: "cubic-in-out" }, frame: { duration: flightMs, redraw: false }, mode: "immediate" },
-        );
+        await this._move([{ x: packets.x1, y: packets.y1 }], [last], flightMs);
         // Landed: clear the packets so the arrowheads show while the step is on screen.
-        await global.Plotly.restyle(this.el, { x: [[]], y: [[]] }, [data.length - 1]);
+        await this._move([{ x: [], y: [] }], [last], 0);
       }
+    }
+
+    // Put this step's arrows and packets on the plot; return the packets' trace index.
+    //
+    // The edges, ranks and labels stay as they are from step to step: while they, the layout
+    // and the number of arrow traces are the ones on the plot, the step goes in as an animation
+    // frame with no transition, which redraws only the arrow and packet traces (Plotly.react
+    // restyles every trace, axis and shape: most of a step's time at 64 ranks). Arrow traces
+    // are slots: a step with fewer groups empties the rest, one with more replots with more.
+    async _plot(traces, packetTrace) {
+      const statics = [this.edgeTrace, this.foldTrace, this.nodeTrace, this.labelTrace, this.layout];
+      const same = this.el._fullLayout && this.drawn && this.drawn.statics.every((s, i) => s === statics[i]);
+      if (same && traces.length <= this.drawn.slots) {
+        const slots = traces.concat(Array.from({ length: this.drawn.slots - traces.length }, emptyArrows));
+        // [edges, folds, ...slots, nodes, labels, packets]
+        const packetIndex = slots.length + 4;
+        await this._move(slots.concat([packetTrace]), slots.map((_, i) => 2 + i).concat([packetIndex]), 0);
+        return packetIndex;
+      }
+      const slots = traces.concat(Array.from({ length: Math.max(0, MIN_SLOTS - traces.length) }, emptyArrows));
+      const data = [this.edgeTrace, this.foldTrace, ...slots, this.nodeTrace, this.labelTrace, packetTrace];
+      await global.Plotly.react(this.el, data, withFlightAxes(this.layout), CL.CHART_CONFIG);
+      this.drawn = { statics, slots: slots.length };
+      return data.length - 1;
+    }
+
+    // Change traces `indices` to `data` without replotting the rest; over `ms`, eased, if > 0.
+    _move(data, indices, ms) {
+      return global.Plotly.animate(this.el, { data, traces: indices }, {
+        transition: { duration: ms, easing: "cubic-in-out" }, frame: { duration: ms, redraw: false }, mode: "immediate",
+      });
     }
 
     resize() {

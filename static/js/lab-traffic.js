@@ -1,5 +1,9 @@
 // The traffic views: a p × p heatmap of the bytes on each link (this step, or in total so far),
 // and the bytes each rank has sent so far as bars, beside the cost model's total per rank.
+//
+// Both sit below the fold on most screens: each is drawn only while it is on screen (or about
+// to be), and redrawn at the step shown when it scrolls into view. A plot's data-drawn-step
+// says which step it shows; it has none while it waits to be seen.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -11,6 +15,16 @@
       this.el = el;
       this.barsEl = barsEl;
       this.mode = "step";
+      this.stale = { heat: false, bars: false }; // a step went by while it was off screen
+      this.seen = {
+        heat: new V.Sighting(el, () => this._catchUp("heat")),
+        bars: barsEl ? new V.Sighting(barsEl, () => this._catchUp("bars")) : null,
+      };
+    }
+
+    _catchUp(part) {
+      if (!this.run || !this.stale[part]) return;
+      if (part === "heat") this._heat(); else this._bars();
     }
 
     reset(run) {
@@ -46,8 +60,28 @@
       }
     }
 
+    // Draw what is on screen; mark the rest to be drawn when it is seen.
     async render() {
+      const work = [];
+      for (const part of ["heat", "bars"]) {
+        const seen = this.seen[part];
+        if (!seen) continue;
+        this.stale[part] = !seen.visible;
+        if (seen.visible) work.push(part === "heat" ? this._heat() : this._bars());
+        else delete (part === "heat" ? this.el : this.barsEl).dataset.drawnStep;
+      }
+      await Promise.all(work);
+    }
+
+    async _drawn(el, drawing) {
+      const step = String(this.run.cursor + 1);
+      await drawing;
+      el.dataset.drawnStep = step;
+    }
+
+    _heat() {
       const run = this.run, p = run.p;
+      this.stale.heat = false;
       this._scan();
       const z = V.range(p).map(() => new Array(p).fill(null));
       const text = V.range(p).map(() => new Array(p).fill(""));
@@ -69,13 +103,12 @@
         zmax: this.mode === "step" ? this.stepMax : Math.max(1, ...this.totals),
         colorbar: { thickness: 12, len: 0.9, outlinewidth: 0, title: { text: "bytes", side: "top", font: { size: 12 } }, tickfont: { size: 11 } },
       };
-      const work = [global.Plotly.react(this.el, [heat], this.layout, CL.CHART_CONFIG)];
-      if (this.barsEl) work.push(this._bars());
-      await Promise.all(work);
+      return this._drawn(this.el, global.Plotly.react(this.el, [heat], this.layout, CL.CHART_CONFIG));
     }
 
     _bars() {
       const run = this.run, p = run.p, t = this.t;
+      this.stale.bars = false;
       const expected = run.start.expected_bytes_per_rank;
       const sent = Array.from(run.rankBytes);
       const final = run.done ? Math.max(...run.done.bytes_sent) : 0;
@@ -97,7 +130,7 @@
           showarrow: false, text: "— formula's total per rank", font: { size: 11, color: t.muted } });
       }
       const layout = Object.assign({}, this.barLayout, { annotations, yaxis: Object.assign({}, this.barLayout.yaxis, { range: [0, top] }) });
-      return global.Plotly.react(this.barsEl, data, layout, CL.CHART_CONFIG);
+      return this._drawn(this.barsEl, global.Plotly.react(this.barsEl, data, layout, CL.CHART_CONFIG));
     }
   }
 

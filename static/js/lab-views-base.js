@@ -21,6 +21,12 @@
       margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false, dragmode: false, hovermode: "closest",
     }, extra));
     out.font.size = Math.round(rem * 0.76);
+    // Plotly measures every tick label on each redraw to hide those that spill past the plot's
+    // div; the margins keep them all inside, and the measuring was a third of a 64-rank
+    // heatmap's redraw.
+    for (const axis of ["xaxis", "yaxis"]) {
+      if (out[axis]) out[axis] = Object.assign({ ticklabeloverflow: "allow" }, out[axis]);
+    }
     return out;
   }
 
@@ -42,6 +48,22 @@
     };
   }
 
+  // Whether `el` is on screen (or within a screen's margin of it), from an IntersectionObserver;
+  // `onSeen` runs each time it comes into view. A view below the fold or in a closed panel
+  // skips its redraws until then (a 64-rank heatmap costs tens of ms per step).
+  class Sighting {
+    constructor(el, onSeen) {
+      this.visible = !global.IntersectionObserver;
+      if (this.visible) return;
+      new global.IntersectionObserver((entries) => {
+        const now = entries[entries.length - 1].isIntersecting;
+        const appeared = now && !this.visible;
+        this.visible = now;
+        if (appeared) onSeen();
+      }, { rootMargin: "200px 0px" }).observe(el);
+    }
+  }
+
   // Draws one at a time and keeps only the latest request: fast playback or a dragged scrubber
   // never piles up Plotly redraws.
   class RenderQueue {
@@ -55,11 +77,15 @@
       while (this.pending) {
         const job = this.pending;
         this.pending = null;
+        performance.mark("lab:step-start"); // DevTools' timings track shows each draw
         try { await this.draw(job.flightMs); } catch (err) { console.error(err); }
+        performance.measure("lab:step", "lab:step-start");
+        performance.clearMarks("lab:step-start");
+        performance.clearMeasures("lab:step"); // observers saw it; a long playback keeps none
       }
       this.busy = false;
     }
   }
 
-  CL.views = { range, tickStep, layout, isRound, facts, RenderQueue };
+  CL.views = { range, tickStep, layout, isRound, facts, Sighting, RenderQueue };
 })(window);

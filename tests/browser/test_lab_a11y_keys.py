@@ -244,6 +244,8 @@ def test_axe_finds_nothing_in_the_sentences_and_tables(live_server, browser, the
         context.close()
 
 
+# The transition time of every Plotly animation: the chunk flights, and the frames with no
+# transition that put each step's arrows on the plot and clear the landed chunks.
 SPY = """() => { window.flights = [];
   const animate = Plotly.animate;
   Plotly.animate = function (gd, frames, opts) {
@@ -271,11 +273,11 @@ def test_reduced_motion_turns_the_flights_off_and_still_steps(live_server, brows
     try:
         # without the preference the chunks fly: the spy sees it
         flights = play_and_watch(moving.new_page(), live_server)
-        assert flights and all(d > 0 for d in flights), flights
+        assert None not in flights and any(d > 0 for d in flights), flights
         page = still.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        assert play_and_watch(page, live_server) == []
+        assert set(play_and_watch(page, live_server)) <= {0}  # steps change, nothing flies
         # CSS transitions and animations take no time either
         duration = page.evaluate(
             """() => { const el = document.createElement('div');

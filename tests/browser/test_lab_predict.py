@@ -211,7 +211,9 @@ def test_predict_works_from_the_keyboard_alone_on_a_phone(live_server, browser, 
     try:
         open_predicting(page, live_server, DOUBLING4)
         asked(page, f"Step 1 of {total}: which cells will change?")
-        # the layer of cells lies exactly over the heatmap's plot area
+        # the layer of cells lies exactly over the heatmap's plot area (drawn once on screen)
+        page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
+        page.locator('[data-role="buffer"] .nsewdrag').wait_for()
         layer = page.locator(".predict-grid").bounding_box()
         plot = page.locator('[data-role="buffer"] .nsewdrag').bounding_box()
         for side in ("x", "y", "width", "height"):

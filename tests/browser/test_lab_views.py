@@ -46,6 +46,17 @@ def show_step(page, step: int) -> None:
     )
 
 
+def see(page, role: str) -> None:
+    """Scroll the lab's plot `role` into view and wait until it shows the step the player drew:
+    the traffic views draw only while they are on screen."""
+    page.locator(f'.lab [data-role="{role}"]').scroll_into_view_if_needed()
+    page.wait_for_function(
+        """(role) => document.querySelector(`.lab [data-role="${role}"]`).dataset.drawnStep
+          === document.querySelector('[data-role=player]').dataset.drawnStep""",
+        arg=role,
+    )
+
+
 def overlaps(a: dict, b: dict) -> bool:
     return (
         a["left"] < b["right"]
@@ -260,6 +271,7 @@ def test_rank_colours_are_far_from_every_chunk_colour(live_server, page, theme):
         page.click('[data-role="theme-toggle"]')  # the views redraw in the new theme
     assert page.evaluate("document.documentElement.dataset.theme") == theme
     show_step(page, 2)
+    see(page, "rank-bytes")
     drawn = page.evaluate(DRAWN_COLOURS)
     assert len(set(drawn["chunks"])) >= 8  # the legend shows all eight chunk colours
     close = sorted(
@@ -293,8 +305,61 @@ BAR_LEGEND = """() => {
 def test_bytes_per_rank_legend_clears_the_formula_marks(live_server, page, viewport):
     run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8", viewport)
     show_step(page, 14)  # the bars have reached the formula's marks
+    see(page, "rank-bytes")
     drawn = page.evaluate(BAR_LEGEND)
     assert len(drawn["legend"]) == 1 and len(drawn["marks"]) == 16
     legend = drawn["legend"][0]
     assert drawn["plot"]["top"] <= legend["top"] and legend["right"] <= drawn["plot"]["right"]
     assert [m for m in drawn["marks"] if overlaps(legend, m)] == []
+
+
+# ---- F: the traffic views, drawn only while on screen, show the step on screen once seen ------
+
+TRAFFIC = """() => {
+  const q = (role) => document.querySelector(`.lab [data-role="${role}"]`);
+  const heat = q('traffic'), bars = q('rank-bytes');
+  return {heat: heat.dataset.drawnStep || null, bars: bars.dataset.drawnStep || null,
+          z: heat.data ? heat.data[0].z : null, sent: bars.data ? bars.data[0].y : null};
+}"""
+
+
+def expected_traffic(trace, step: int) -> tuple[list, list]:
+    """The link heatmap of step `step` (bytes per sender x receiver, None where nothing moved)
+    and the bytes each rank has sent through it."""
+    p, size = trace.ranks, trace.itemsize
+    z = [[None] * p for _ in range(p)]
+    for t in trace.steps[step - 1].transfers:
+        z[t.src][t.dst] = (z[t.src][t.dst] or 0) + t.elements * size
+    sent = [0] * p
+    for s in trace.steps[:step]:
+        for t in s.transfers:
+            sent[t.src] += t.elements * size
+    return z, sent
+
+
+def test_traffic_views_show_the_step_on_screen_once_seen(live_server, page):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8")
+    trace = simulate("allreduce", "ring", ranks=8, elements=64)
+    show_step(page, 3)
+    below = page.evaluate(TRAFFIC)
+    assert below["heat"] is None and below["bars"] is None, "drawn while below the fold"
+    for role in ("traffic", "rank-bytes"):
+        see(page, role)
+    drawn = page.evaluate(TRAFFIC)
+    assert (drawn["z"], drawn["sent"]) == expected_traffic(trace, 3)
+    show_step(page, 9)  # on screen: every step is drawn as it is shown
+    page.wait_for_function(
+        "() => document.querySelector('.lab [data-role=traffic]').dataset.drawnStep === '9'"
+    )
+    drawn = page.evaluate(TRAFFIC)
+    assert drawn["heat"] == drawn["bars"] == "9"
+    assert (drawn["z"], drawn["sent"]) == expected_traffic(trace, 9)
+    page.evaluate("window.scrollTo(0, 0)")  # off screen again: a step goes by undrawn
+    page.wait_for_timeout(300)  # the observers hear of the scroll (not a timing assertion)
+    show_step(page, 12)
+    assert page.evaluate(TRAFFIC)["heat"] is None
+    see(page, "traffic")
+    see(page, "rank-bytes")
+    drawn = page.evaluate(TRAFFIC)
+    assert (drawn["z"], drawn["sent"]) == expected_traffic(trace, 12)
+    assert page.console_errors == []

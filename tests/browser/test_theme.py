@@ -48,6 +48,10 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
         f"'{DARK_FG}'"
     )
     assert plot_font(page, "topology") == DARK_FG
+    page.locator('.lab [data-role="traffic"]').scroll_into_view_if_needed()  # drawn once seen
+    page.wait_for_function(
+        "() => document.querySelector('.lab [data-role=\"traffic\"]').dataset.drawnStep === '5'"
+    )
     assert plot_font(page, "traffic") == DARK_FG
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(21, 23, 27)"  # --bg of the dark theme

@@ -12,7 +12,7 @@ import socketio
 
 from app import create_app
 from app.collectives import simulate
-from app.web import params, serialize
+from app.web import compact, params, serialize
 from app.web.extensions import socketio as flask_socketio
 from app.web.live import sockets
 from app.web.live.runcache import EncodedRun, RunCache, key
@@ -52,12 +52,13 @@ def without_run_id(events: list[dict]) -> list[tuple[str, dict]]:
 
 
 def expected_events(data: dict, run_id: str) -> list[tuple[str, dict]]:
-    """The events the lab streamed before the cache: serialize's dicts of the engine's trace."""
+    """The events the lab streams without the cache: the socket form (app/web/compact.py) of
+    the engine's trace, whose expansion tests/web/test_compact.py checks against serialize's."""
     trace = simulate(**parse(data).simulate_kwargs())
     payloads = (
-        [("sim_start", serialize.start(trace))]
+        [("sim_start", compact.start(trace))]
         + [
-            ("sim_step", serialize.step(trace, s, text))
+            ("sim_step", compact.step(trace, s, text))
             for s, text in zip(trace.steps, serialize.narrations(trace), strict=True)
         ]
         + [("sim_done", serialize.done(trace))]

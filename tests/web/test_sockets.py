@@ -15,6 +15,7 @@ from app.collectives.narration import narrate
 from app.web import settings
 from app.web.extensions import socketio
 from app.web.live import sockets
+from tests.web import compact_form
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
 SLOW = {**RING8, "interval_ms": 5000}
@@ -45,7 +46,8 @@ def wait_for(sc, name: str, timeout: float = 5.0) -> list[dict]:
 
 
 def payloads(events: list[dict], name: str) -> list[dict]:
-    return [e["args"][0] for e in events if e["name"] == name]
+    """The `name` payloads of `events`, sim_start and sim_step expanded from the socket form."""
+    return [e["args"][0] for e in compact_form.events(events) if e["name"] == name]
 
 
 def test_ring_allreduce_streams_start_fourteen_steps_in_order_then_verified_done(

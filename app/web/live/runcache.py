@@ -2,7 +2,8 @@
 
 The engine is deterministic: the same validated parameters (seed included) give the same
 trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run whose
-payloads were all encoded (`encode_run`) leaves them here as JSON text without `run_id`
+payloads were all encoded (`encode_run`, in the socket's compact form, app/web/compact.py)
+leaves them here as JSON text without `run_id`
 (`socket_json.Encoded` puts each run's own id in front when it is sent). The cache is keyed by
 every simulate parameter but `interval_ms`, which only paces the stream, and bounded by the
 total length of the text it holds (`LAB_RUN_CACHE_BYTES`), least recently used first out.
@@ -18,7 +19,7 @@ from collections.abc import Callable
 
 from app.collectives import Trace
 
-from .. import serialize
+from .. import compact, serialize
 from ..params import SimParams
 from .socket_json import encode
 
@@ -52,7 +53,7 @@ def encode_run(
     stops, and None is returned, once `cancelled()` says so: at 64 ranks it costs several
     times the engine's run, and a run replaced at once (a double click) needs none of it.
     """
-    start = encode(serialize.start(trace))
+    start = encode(compact.start(trace))
     if first is not None:
         first("sim_start", start)
     steps = []
@@ -60,7 +61,7 @@ def encode_run(
     for s, narration in zip(trace.steps, texts, strict=True):
         if cancelled():
             return None
-        steps.append(encode(serialize.step(trace, s, narration)))
+        steps.append(encode(compact.step(trace, s, narration)))
         if first is not None and len(steps) == 1:
             first("sim_step", steps[0])
     return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))
