@@ -48,7 +48,8 @@ STATIC_PICTURE = f"""() => {{
 
 PLOTLY_PICTURE = f"""() => {{
   const topo = document.querySelector('[data-role="topology"]');
-  const [edge, , node] = topo.data;
+  const edge = topo.data[0];  // then folds, arrows, the nodes (the trace that hovers "rank k")
+  const node = topo.data.find((t) => Array.isArray(t.hovertext) && /^rank /.test(t.hovertext[0]));
   const nodes = node.x.map((x, i) => [Number(node.text[i]), x, node.y[i]]);
   const edges = [];
   for (let i = 0; i + 1 < edge.x.length; i += 3) {{
