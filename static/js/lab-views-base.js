@@ -2,7 +2,7 @@
 // a few small helpers, and the facts about a run that decide how it is drawn.
 //
 // The views are one file each, loaded after this one: lab-geometry.js (where ranks sit),
-// lab-topology.js, lab-buffer.js, lab-inspector.js, lab-traffic.js, and lab-views.js, which
+// lab-arrows.js and lab-topology.js, lab-buffer.js, lab-inspector.js, lab-traffic.js, and lab-views.js, which
 // holds them together.
 (function (global) {
   "use strict";
