@@ -143,18 +143,22 @@ def topology(trace: Trace, theme: str) -> dict:
     }
 
 
-def _goal(trace: Trace, cols: int, a2a: bool) -> set[tuple[int, int]]:
-    """The cells where the result must end (none when every cell ends complete)."""
+def goal_cells(trace: Trace) -> list[list[int]]:
+    """The grid cells [rank, column] where the result must end, in order; none when every cell
+    ends complete, or when there are more than GOAL_OUTLINES (too many to outline). The one
+    copy of this rule: the page's buffer view reads it from `sim_start`'s layout."""
     p = trace.ranks
-    if a2a:
-        return {(r, r) for r in range(p)}
-    if COLLECTIVES[trace.collective].root_only_output:
-        return {(trace.root, c) for c in range(cols)}
-    if any(d is not None for d in trace.chunk_dest):
-        return {(d, c) for c, d in enumerate(trace.chunk_dest) if d is not None}
-    if trace.collective == "sendrecv":
-        return {(r, c) for r in range(1, p) for c in range(cols)}
-    return set()
+    if trace.collective == "all_to_all":
+        cells = {(r, r) for r in range(p)}
+    elif COLLECTIVES[trace.collective].root_only_output:
+        cells = {(trace.root, c) for c in range(len(trace.chunks))}
+    elif any(d is not None for d in trace.chunk_dest):
+        cells = {(d, c) for c, d in enumerate(trace.chunk_dest) if d is not None}
+    elif trace.collective == "sendrecv":
+        cells = {(r, c) for r in range(1, p) for c in range(len(trace.chunks))}
+    else:
+        cells = set()
+    return [list(cell) for cell in sorted(cells)] if len(cells) <= GOAL_OUTLINES else []
 
 
 def _counts(trace: Trace, cols: int, a2a: bool, top: int) -> list[list[int | None]]:
@@ -182,8 +186,7 @@ def grid(trace: Trace, theme: str) -> dict:
     cols = p if a2a else len(trace.chunks)
     top = p if a2a or COLLECTIVES[trace.collective].reduces else 1
     z = _counts(trace, cols, a2a, top)
-    goal = _goal(trace, cols, a2a)
-    goal = goal if len(goal) <= GOAL_OUTLINES else set()
+    goal = {(r, c) for r, c in goal_cells(trace)}
     gaps = cols <= 32
     small = p > 16 or cols > 24
     rows = []

@@ -23,6 +23,7 @@ from app.collectives.trace import PREVIEW_ELEMENTS
 from app.costs import HARDWARE, CostError
 from app.costs.terms import ALGORITHMS
 from app.drawing import geometry
+from app.drawing.step0 import goal_cells
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,7 @@ def layout(trace: Trace) -> dict:
         "chunks": [[int(start), int(stop)] for start, stop in trace.chunks],
         "chunk_source": list(trace.chunk_source),
         "chunk_dest": list(trace.chunk_dest),
+        "goal": goal_cells(trace),
         "buffer_length": trace.buffer_length,
     }
 

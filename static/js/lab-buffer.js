@@ -51,7 +51,7 @@
       this.text = V.range(p).map(() => new Array(this.cols).fill(""));
       for (let r = 0; r < p; r++) for (let c = 0; c < this.cols; c++) this._cell(r, c);
       this.cursor = run.cursor; // the step z and text show (the run's cursor may be ahead of them)
-      this.goal = this._goal();
+      this.goal = run.start.layout.goal || []; // where the result must end (app/drawing/step0.py)
       this.selected = null;
       const t = this.t, cols = this.cols;
       const every = V.tickStep(cols, 16), everyR = V.tickStep(p, 24);
@@ -104,17 +104,6 @@
       this.text[r][c] = `rank ${r}, ${this._label(c)}: ${holderList(holders, p)}`;
     }
 
-    // Cells where the result must end, outlined; none when every cell ends complete.
-    _goal() {
-      const run = this.run, p = run.p, col = run.start.collective, root = run.start.root;
-      if (this.a2a) return V.range(p).map((r) => [r, r]);
-      if (this.facts.rootOutput) return V.range(this.cols).map((c) => [root, c]);
-      const dest = run.start.layout.chunk_dest || [];
-      if (dest.some((d) => d !== null && d !== undefined)) return dest.map((d, c) => [d, c]).filter(([d]) => d !== null);
-      if (col === "sendrecv") return V.range(p).filter((r) => r !== 0).flatMap((r) => V.range(this.cols).map((c) => [r, c]));
-      return [];
-    }
-
     _rect(r, c, line) {
       return { type: "rect", x0: c - 0.5, x1: c + 0.5, y0: r - 0.5, y1: r + 0.5, line, fillcolor: "rgba(0,0,0,0)" };
     }
@@ -164,9 +153,7 @@
     _outlines() {
       const run = this.run, t = this.t, p = run.p;
       const shapes = [];
-      if (this.goal.length <= 256) {
-        for (const [r, c] of this.goal) shapes.push(this._rect(r, c, { color: t.muted, width: 1.5, dash: "dot" }));
-      }
+      for (const [r, c] of this.goal) shapes.push(this._rect(r, c, { color: t.muted, width: 1.5, dash: "dot" }));
       const updates = run.cursor >= 0 ? run.steps[run.cursor].state : [];
       // Outline what this step changed, unless it changed so much that outlines say nothing.
       if (updates.length && updates.length <= Math.max(16, (p * this.cols) / 4)) {

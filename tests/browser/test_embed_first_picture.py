@@ -21,6 +21,7 @@ EMBEDS = [
     "/embed/all_to_all/pairwise?ranks=4&elements=8",
     "/embed/allreduce/recursive_doubling?ranks=6",
     "/embed/allgather/ring?ranks=40&theme=dark",  # no gaps: equal cells merged into spans
+    "/embed/reduce/binomial_tree?ranks=6&root=2",  # only the root's row must end complete
 ]
 
 BOX = """(role) => {
@@ -35,14 +36,18 @@ STATIC_PICTURE = f"""() => {{
   const edges = [...svg.querySelectorAll(".s0-edges line")].map((l) =>
     [l.x1, l.y1, l.x2, l.y2].map((a, i) => (i % 2 ? -1 : 1) * a.baseVal.value));
   const grid = document.querySelector('[data-role="buffer"] .step0-grid');
-  const cells = [];
+  const cells = [], goals = [];
   for (const i of grid.querySelectorAll("i")) {{
     const span = Number((i.style.gridColumn.match(/span (\\d+)/) || [0, 1])[1]);
     const z = i.dataset.z ? Number(i.dataset.z) : null;
-    for (let k = 0; k < span; k++) cells.push([Number(i.dataset.r), Number(i.dataset.c) + k, z]);
+    const r = Number(i.dataset.r), c = Number(i.dataset.c);
+    for (let k = 0; k < span; k++) {{
+      cells.push([r, c + k, z]);
+      if (i.classList.contains("s0-goal")) goals.push([r, c + k]);
+    }}
   }}
   const box = {BOX};
-  return {{nodes, edges, cells, boxes: [box("topology"), box("buffer")],
+  return {{nodes, edges, cells, goals, boxes: [box("topology"), box("buffer")],
           label: svg.getAttribute("aria-label"), gridLabel: grid.getAttribute("aria-label")}};
 }}"""
 
@@ -55,11 +60,14 @@ PLOTLY_PICTURE = f"""() => {{
   for (let i = 0; i + 1 < edge.x.length; i += 3) {{
     edges.push([edge.x[i], edge.y[i], edge.x[i + 1], edge.y[i + 1]]);
   }}
-  const z = document.querySelector('[data-role="buffer"]').data[0].z;
+  const buffer = document.querySelector('[data-role="buffer"]');
+  const z = buffer.data[0].z;
+  const goals = buffer.layout.shapes.filter((s) => s.line.dash === "dot")
+    .map((s) => [s.y0 + 0.5, s.x0 + 0.5]);
   const cells = [];
   z.forEach((row, r) => row.forEach((v, c) => cells.push([r, c, v === undefined ? null : v])));
   const box = {BOX};
-  return {{nodes, edges, cells, boxes: [box("topology"), box("buffer")],
+  return {{nodes, edges, cells, goals, boxes: [box("topology"), box("buffer")],
           left: document.querySelectorAll('[data-role="step0"]').length}};
 }}"""
 
@@ -99,6 +107,7 @@ def test_the_first_picture_is_what_the_views_draw_at_step_0(live_server, no_js_p
     assert close(static["nodes"], drawn["nodes"])  # the same ranks in the same places
     assert close(undirected(static["edges"]), undirected(drawn["edges"]))
     assert static["cells"] == drawn["cells"]  # same count in every rank × chunk cell
+    assert sorted(static["goals"]) == sorted(drawn["goals"])  # the same cells outlined
     assert static["boxes"] == drawn["boxes"]  # replaced in place: no box changed size
     assert drawn["left"] == 0, "the Plotly views replace the first picture"
     assert static["label"].startswith("Step 0, before the first transfer")

@@ -167,7 +167,8 @@ def test_the_embed_with_predict_starts_predicting_and_sums_up_the_run(live_serve
     run = trace(client, params)
     total = len(run["steps"])
     page.goto(f"{live_server.url}/embed/allgather/ring?ranks=4&elements=8&autoplay=1&predict=1")
-    assert page.is_checked('[data-role="predict-toggle"]')
+    # The embed's scripts load after its first paint (docs/lab.md § Embed), then switch it on.
+    page.wait_for_selector('[data-role="predict-toggle"]:checked', state="attached")
     asked(page, f"Step 1 of {total}: which cells will change?")
     assert page.inner_text(COUNTER) == f"step 0 of {total}"  # autoplay waits for the prediction
     for i in range(total):

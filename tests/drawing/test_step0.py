@@ -7,7 +7,8 @@ import pytest
 
 from app.collectives import simulate
 from app.drawing.palette import CIVIDIS, count_color
-from app.drawing.step0 import picture
+from app.drawing.step0 import GOAL_OUTLINES, picture
+from app.web import serialize
 
 
 def cells(grid: dict) -> dict[tuple[int, int], int | None]:
@@ -79,3 +80,11 @@ def test_the_topology_is_drawn_with_y_down_and_a_disc_per_rank_in_each_tree():
     assert all(n["y"] >= 0 for n in t["nodes"]) and len(roots) == 2  # roots on top, y grows down
     x, y, w, h = map(float, t["view_box"].split())
     assert all(x < n["x"] < x + w and y < n["y"] < y + h for n in t["nodes"])
+
+
+def test_the_layout_sends_the_pictures_goal_cells_and_none_past_the_outline_limit():
+    small = simulate("sendrecv", "pipeline", ranks=4, elements=16)
+    assert {tuple(c) for c in serialize.layout(small)["goal"]} == goals(picture(small)["grid"])
+    big = simulate("sendrecv", "pipeline", ranks=64, elements=64)
+    assert 63 * len(big.chunks) > GOAL_OUTLINES and serialize.layout(big)["goal"] == []
+    assert serialize.layout(simulate("allreduce", "ring", ranks=4, elements=8))["goal"] == []
