@@ -21,13 +21,15 @@ from tests.browser.test_lab_narration import COUNTER, simulate, wait_ready
 
 pytestmark = pytest.mark.browser
 
+# Each run on one of the two pages: both expand the socket's steps with the same lab-client.js,
+# so every kind of payload is played once and each page plays two of them.
 RUNS = [
-    {"collective": "all_to_all", "algorithm": "pairwise", "ranks": 5, "elements": 10},
-    {"collective": "allreduce", "algorithm": "hierarchical", "ranks": 8, "elements": 16,
-     "ranks_per_node": 4},
-    {"collective": "reduce", "algorithm": "ring", "ranks": 5, "elements": 10, "root": 2,
-     "op": "max"},
-    {"collective": "sendrecv", "algorithm": "pipeline", "ranks": 3, "elements": 6},
+    ("embed", {"collective": "all_to_all", "algorithm": "pairwise", "ranks": 5, "elements": 10}),
+    ("lab", {"collective": "allreduce", "algorithm": "hierarchical", "ranks": 8, "elements": 16,
+             "ranks_per_node": 4}),
+    ("embed", {"collective": "reduce", "algorithm": "ring", "ranks": 5, "elements": 10,
+               "root": 2, "op": "max"}),
+    ("lab", {"collective": "sendrecv", "algorithm": "pipeline", "ranks": 3, "elements": 6}),
 ]  # fmt: skip
 ROWS = "trs => trs.map(tr => [...tr.cells].map(td => td.firstChild.textContent.trim()))"
 # The tables redraw after the counter moves: wait (bounded) until a table reads as expected.
@@ -72,8 +74,9 @@ def grid(doc: dict, k: int) -> list[list[str]]:
     return rows
 
 
-@pytest.mark.parametrize("kind", ["lab", "embed"])
-@pytest.mark.parametrize("params", RUNS, ids=lambda p: f"{p['collective']}-{p['algorithm']}")
+@pytest.mark.parametrize(
+    ("kind", "params"), RUNS, ids=[f"{p['collective']}-{p['algorithm']}-{k}" for k, p in RUNS]
+)
 def test_every_step_shows_the_http_traces_transfers_and_grid(live_server, page, kind, params):
     doc = simulate(live_server, params)
     total = doc["total_steps"]

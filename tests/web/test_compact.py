@@ -10,11 +10,11 @@ from app.collectives import catalog, simulate
 from app.web import compact, serialize
 from tests.web import compact_form
 
-P_VALUES = (1, 2, 3, 17, 64)
+P_VALUES = (1, 2, 3, 17, 32)  # 64 ranks: the size test below; 32 costs a quarter of it
 
 
 def cases():
-    """Every catalog entry at p = 1, 2, 3, 17, 64, where its constraints allow that p."""
+    """Every catalog entry at p = 1, 2, 3, 17, 32, where its constraints allow that p."""
     for e in catalog():
         for p in P_VALUES:
             if e["power_of_two"] and p & (p - 1):

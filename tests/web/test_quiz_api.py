@@ -110,15 +110,22 @@ class _Text(HTMLParser):
         self.parts: list[str] = []
         self.scripts: list[str] = []
         self._in_script = False
+        self._json = False
 
     def handle_starttag(self, tag, attrs):
+        # Data blocks (the page's config, the palette) are JSON, not code; the answer check
+        # reads the whole HTML, so an answer cannot hide in them either.
         self._in_script = tag == "script"
+        self._json = dict(attrs).get("type") == "application/json"
 
     def handle_endtag(self, tag):
         self._in_script = False
 
     def handle_data(self, data):
-        (self.scripts if self._in_script else self.parts).append(data)
+        if self._in_script and not self._json:
+            self.scripts.append(data)
+        elif not self._in_script:
+            self.parts.append(data)
 
 
 def test_the_quiz_page_holds_no_question_and_no_answer(client, bank):
