@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from app.collectives import COLLECTIVES, Trace, ranks_in
+from app.collectives import COLLECTIVES, Trace, chunk_label, ranks_in
 
 from .geometry import geometry, is_round
 from .palette import count_color, rank_tone
@@ -39,10 +39,6 @@ def tick_step(n: int, most: int) -> int:
     while n / k > most:
         k *= 2
     return k
-
-
-def chunk_label(i: int) -> str:
-    return chr(65 + i) if i < 26 else f"C{i}"
 
 
 def _ranges(geo: dict) -> tuple[list[float], list[float]]:
