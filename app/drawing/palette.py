@@ -37,6 +37,10 @@ CIVIDIS: tuple[tuple[float, tuple[int, int, int]], ...] = tuple(
 )
 
 
+def _hex(rgb) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
 def theme_of(theme: str) -> str:
     return "dark" if theme == "dark" else "light"
 
@@ -58,9 +62,8 @@ def count_color(value: float, top: float) -> str:
     for (s0, c0), (s1, c1) in zip(CIVIDIS, CIVIDIS[1:], strict=False):
         if t <= s1:
             f = (t - s0) / (s1 - s0) if s1 > s0 else 0.0
-            rgb = (round(a + (b - a) * f) for a, b in zip(c0, c1, strict=True))
-            return "#{:02x}{:02x}{:02x}".format(*rgb)
-    return "#{:02x}{:02x}{:02x}".format(*CIVIDIS[-1][1])
+            return _hex(round(a + (b - a) * f) for a, b in zip(c0, c1, strict=True))
+    return _hex(CIVIDIS[-1][1])
 
 
 def browser() -> dict:
@@ -71,5 +74,5 @@ def browser() -> dict:
         "manyChunks": MANY_CHUNKS,
         "rankTones": RANK_TONES,
         "countScale": COUNT_SCALE,
-        "cividis": [[stop, "#{:02x}{:02x}{:02x}".format(*rgb)] for stop, rgb in CIVIDIS],
+        "cividis": [[stop, _hex(rgb)] for stop, rgb in CIVIDIS],
     }

@@ -6,17 +6,13 @@ import math
 from html import escape
 
 from app.collectives import chunk_label  # noqa: F401  (re-exported to the diagrams)
-from app.drawing.palette import CHUNK_COLORS, RANK_TONES
+from app.drawing.palette import CHUNK_COLORS, RANK_TONES, chunk_color  # noqa: F401  (re-exported)
 
 # The site's palette (app/drawing/palette.py): Okabe & Ito for chunks. Ranks are neutral there,
 # so that a colour always means a chunk; a filled rank here takes the light theme's rank outline.
 RANK_FILLED = RANK_TONES["light"]["line"]
 # Hypercube dimensions and link classes: palette colours with enough contrast for thin lines.
 DIMENSION_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
-
-
-def chunk_color(i: int) -> str:
-    return CHUNK_COLORS[i % len(CHUNK_COLORS)]
 
 
 def text_color_on(fill: str) -> str:
