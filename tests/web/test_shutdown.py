@@ -41,7 +41,9 @@ def test_ctrl_c_mid_run_cancels_it_and_exits_without_a_traceback():
     try:
         wait_for_port(port)
         client = socketio.Client()
-        client.connect(f"http://127.0.0.1:{port}", transports=["websocket"])
+        # A fresh process answers its first connection after its imports: the client's default
+        # one-second wait for the namespace failed on a loaded machine (as in test_scale_out).
+        client.connect(f"http://127.0.0.1:{port}", transports=["websocket"], wait_timeout=10)
         ack = client.call(
             "simulate",
             {
