@@ -49,18 +49,39 @@ def _counts(trace: Trace, cols: int, a2a: bool, top: int) -> list[list[int | Non
     return z
 
 
-def grid(trace: Trace, theme: str) -> dict:
-    """The buffer grid at step 0: rows of cells, equal neighbours merged into one span."""
+def _frame(trace: Trace) -> dict:
+    """What the grid looks like apart from its cells, for the server's step-0 picture and the
+    browser's live grid alike: size, labels, gaps, whether counts are written, the colour bar."""
     p = trace.ranks
     a2a = trace.collective == "all_to_all"
     cols = p if a2a else len(trace.chunks)
     top = p if a2a or COLLECTIVES[trace.collective].reduces else 1
-    z = _counts(trace, cols, a2a, top)
-    goal = {(r, c) for r, c in goal_cells(trace)}
-    gaps = cols <= 32
     small = p > 16 or cols > 24
+    every_c, every_r = tick_step(cols, 16), tick_step(p, 24)
+    col_label = (lambda c: f"→r{c}") if a2a else chunk_label
+    return {
+        "cols": cols,
+        "ranks": p,
+        "top": top,
+        "gaps": cols <= 32,
+        "numbers": not small and top > 1,
+        "col_labels": [col_label(c) if c % every_c == 0 else "" for c in range(cols)],
+        "row_labels": [f"r{r}" if r % every_r == 0 else "" for r in range(p)],
+        "scale": top > 1,
+        "scale_title": "blocks arrived" if a2a else "k of p",
+        "ticks": sorted({0, top / 2, top}, reverse=True),
+        "what": "rank × destination" if a2a else "rank × chunk",
+    }
+
+
+def grid(trace: Trace, theme: str) -> dict:
+    """The buffer grid at step 0: rows of cells, equal neighbours merged into one span."""
+    frame = _frame(trace)
+    cols, top, gaps = frame["cols"], frame["top"], frame["gaps"]
+    z = _counts(trace, cols, trace.collective == "all_to_all", top)
+    goal = {(r, c) for r, c in goal_cells(trace)}
     rows = []
-    for r in range(p):
+    for r in range(trace.ranks):
         cells: list[dict] = []
         for c in range(cols):
             key = (z[r][c], (r, c) in goal)
@@ -69,23 +90,18 @@ def grid(trace: Trace, theme: str) -> dict:
                 continue
             cells.append(_cell(c, z[r][c], key[1], top))
         rows.append([_styled(cell) for cell in cells])
-    every_c, every_r = tick_step(cols, 16), tick_step(p, 24)
-    col_label = (lambda c: f"→r{c}") if a2a else chunk_label
-    return {
-        "rows": rows,
-        "cols": cols,
-        "ranks": p,
-        "top": top,
-        "gaps": gaps,
-        "numbers": not small and top > 1,
-        "col_labels": [col_label(c) if c % every_c == 0 else "" for c in range(cols)],
-        "row_labels": [f"r{r}" if r % every_r == 0 else "" for r in range(p)],
-        "scale": top > 1,
-        "scale_title": "blocks arrived" if a2a else "k of p",
-        "ticks": sorted({0, top / 2, top}, reverse=True),
-        "what": "rank × destination" if a2a else "rank × chunk",
-        "theme": theme,
-    }
+    return {**frame, "rows": rows, "theme": theme}
+
+
+def live(trace: Trace) -> dict:
+    """The grid as the browser's buffer view draws it at every step (`sim_start.layout.grid`,
+    static/js/lab-buffer.js): the step-0 picture's frame, and for each count 0..top the cell's
+    background and the ink its number is written in, so the script keeps no copy of either
+    rule. The same in both themes: cividis reads on either."""
+    frame = _frame(trace)
+    top = frame["top"]
+    paints = [[color, _ink(color)] for color in (count_color(n, top) for n in range(top + 1))]
+    return {**frame, "paints": paints}
 
 
 def _cell(col: int, z: int | None, goal: bool, top: int) -> dict:

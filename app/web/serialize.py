@@ -23,6 +23,7 @@ from app.collectives.trace import PREVIEW_ELEMENTS
 from app.costs import HARDWARE, CostError
 from app.costs.terms import ALGORITHMS
 from app.drawing import geometry
+from app.drawing.grid import live as live_grid
 from app.drawing.step0 import goal_cells
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,8 @@ def cell(rank: int, chunk: int, holders: int, values: Iterable, dtype: str) -> d
 
 
 def layout(trace: Trace) -> dict:
-    """Describe the topology to draw, where its ranks sit, and how the buffer is cut into chunks."""
+    """Describe the topology to draw, where its ranks sit, how the buffer is cut into chunks,
+    and how the buffer grid is drawn."""
     return {
         "topology": trace.topology,
         "geometry": geometry(trace.topology, trace.ranks),
@@ -76,6 +78,7 @@ def layout(trace: Trace) -> dict:
         "chunk_source": list(trace.chunk_source),
         "chunk_dest": list(trace.chunk_dest),
         "goal": goal_cells(trace),
+        "grid": live_grid(trace),
         "buffer_length": trace.buffer_length,
     }
 

@@ -88,3 +88,27 @@ def test_the_layout_sends_the_pictures_goal_cells_and_none_past_the_outline_limi
     big = simulate("sendrecv", "pipeline", ranks=64, elements=64)
     assert 63 * len(big.chunks) > GOAL_OUTLINES and serialize.layout(big)["goal"] == []
     assert serialize.layout(simulate("allreduce", "ring", ranks=4, elements=8))["goal"] == []
+
+
+@pytest.mark.parametrize(
+    ("collective", "algorithm", "ranks"),
+    [("allreduce", "ring", 8), ("allreduce", "ring", 40), ("allgather", "ring", 4),
+     ("all_to_all", "pairwise", 8), ("reduce", "binomial_tree", 64)],
+)  # fmt: skip
+def test_the_live_grid_is_drawn_by_the_rules_of_the_step_0_picture(collective, algorithm, ranks):
+    """`layout.grid` (what lab-buffer.js draws every step from) is the step-0 grid's frame, and
+    its paint for a count is the very background and ink the server painted that count with."""
+    trace = simulate(collective, algorithm, ranks=ranks, elements=64)
+    live, g = serialize.layout(trace)["grid"], picture(trace)["grid"]
+    assert {k: v for k, v in g.items() if k not in ("rows", "theme")} == {
+        k: v for k, v in live.items() if k != "paints"
+    }
+    assert len(live["paints"]) == live["top"] + 1
+    top = live["top"]
+    assert [p[0] for p in live["paints"]] == [count_color(n, top) for n in range(top + 1)]
+    painted = {c["z"]: c["style"] for row in g["rows"] for c in row if c["z"] is not None}
+    assert painted  # every run starts with some cell held
+    for z, style in painted.items():
+        background, ink = live["paints"][z]
+        assert f"background: {background}; color: {ink}" in style, (z, style)
+    assert {ink for _, ink in live["paints"]} <= {"#000", "#fff"}
