@@ -1,15 +1,23 @@
-// The buffer view: a heatmap of what every rank holds of every chunk (rank × chunk), or for
+// The buffer view: a grid of what every rank holds of every chunk (rank × chunk), or for
 // all_to_all which blocks meant for each destination have reached each rank (rank × destination),
 // with the cells this step changed and the cells where the result must end outlined. A click on a
-// cell picks it for the inspector. Only the rows whose cells changed are copied on each step.
+// cell picks it for the inspector.
 //
-// The grid is drawn only while it is on screen (on a phone it sits below the topology), and
-// when only the picked cell moved, only the outlines are redrawn.
+// It is the embed's first picture made live: the same CSS grid, class names and data-r / data-c /
+// data-z cells as templates/lab/_step0.html's `buffer_grid` (one element per cell here, where the
+// server merges equal neighbours), built once per run and then touched only where a step changed
+// a cell. What the grid looks like (each count's colour and ink, labels, gaps, whether counts are
+// written, the colour bar) is the server's: `sim_start.layout.grid` (app/drawing/grid.py).
+//
+// The grid is drawn only while it is on screen (on a phone it sits below the topology); the
+// cells that changed meanwhile are painted when it is scrolled to.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
   const P = CL.palette;
   const V = CL.views;
+  const esc = (s) => CL.escapeHtml(String(s));
+  const MAX_CHANGED_OUTLINES = 256;
 
   // "r0+r1+r2", or with runs folded once the list is long: "r0…r15+r32…r47 (32 of 64)".
   function holderList(holders, p) {
@@ -32,56 +40,39 @@
       this.el = el;
       this.onSelect = onSelect;
       this.selected = null;
-      this.bound = false;
-      this.drawn = null; // what the plot shows: {z, text, trace, layout}
+      this.grid = null; // the live grid element, built on the first draw of a run
+      this.cells = []; // its cells, row by row: cell (r, c) is cells[r * cols + c]
+      this.pending = new Set(); // cells whose count changed since they were last painted
+      this.outlined = new Set(); // cells drawn with the "changed this step" outline
+      this.picked = -1; // the cell drawn as picked
       this.stale = false;
       this.seen = new V.Sighting(el, () => { if (this.stale && this.run) this.render(); });
+      el.addEventListener("click", (e) => {
+        const cell = e.target.closest("i[data-r]");
+        if (cell && this.grid && this.grid.contains(cell)) this.onSelect(Number(cell.dataset.r), Number(cell.dataset.c));
+      });
     }
 
     // `facts`: how this run is drawn (CollectiveLab.views.facts).
     reset(run, facts) {
       this.run = run;
       this.facts = facts;
-      this.t = CL.chartTheme();
+      this.g = run.start.layout.grid; // app/drawing/grid.py `live`
       const p = run.p;
       this.a2a = facts.allToAll;
-      this.cols = this.a2a ? p : run.C;
-      this.zmax = facts.reduces || this.a2a ? p : 1;
+      this.cols = this.g.cols;
+      this.zmax = this.g.top;
       this.z = V.range(p).map(() => new Array(this.cols).fill(null));
       this.text = V.range(p).map(() => new Array(this.cols).fill(""));
       for (let r = 0; r < p; r++) for (let c = 0; c < this.cols; c++) this._cell(r, c);
       this.cursor = run.cursor; // the step z and text show (the run's cursor may be ahead of them)
-      this.goal = run.start.layout.goal || []; // where the result must end (app/drawing/step0.py)
+      this.goal = run.start.layout.goal || []; // where the result must end (app/drawing/grid.py)
       this.selected = null;
-      const t = this.t, cols = this.cols;
-      const every = V.tickStep(cols, 16), everyR = V.tickStep(p, 24);
-      const colLabel = (c) => (this.a2a ? `→r${c}` : P.chunkLabel(c));
-      const small = p > 16 || cols > 24;
-      this.trace = {
-        type: "heatmap", x: V.range(cols), y: V.range(p), z: this.z, text: this.text,
-        hoverinfo: "text", hoverongaps: false, colorscale: P.COUNT_SCALE, zmin: 0, zmax: this.zmax,
-        xgap: cols <= 32 ? 2 : 0, ygap: p <= 32 ? 2 : 0,
-        texttemplate: !small && this.zmax > 1 ? "%{z}" : "", textfont: { size: 12 },
-        showscale: this.zmax > 1,
-        colorbar: {
-          thickness: 12, len: 0.9, outlinewidth: 0, tickfont: { size: 11 },
-          title: { text: this.a2a ? "blocks<br>arrived" : "k of p", side: "top", font: { size: 12 } },
-          tickvals: [0, this.zmax / 2, this.zmax].filter((v, i, a) => a.indexOf(v) === i),
-        },
-      };
-      this.layout = V.layout(t, {
-        margin: { l: 54, r: 10, t: 30, b: 10 },
-        xaxis: {
-          side: "top", tickvals: V.range(cols).filter((c) => c % every === 0),
-          ticktext: V.range(cols).filter((c) => c % every === 0).map(colLabel),
-          fixedrange: true, showgrid: false, zeroline: false, tickfont: { size: cols > 16 ? 10 : 12 }, tickangle: 0,
-        },
-        yaxis: {
-          autorange: "reversed", tickvals: V.range(p).filter((r) => r % everyR === 0),
-          ticktext: V.range(p).filter((r) => r % everyR === 0).map((r) => `r${r}`),
-          fixedrange: true, showgrid: false, zeroline: false, tickfont: { size: p > 16 ? 10 : 12 },
-        },
-      });
+      if (this.grid) this.grid.remove();
+      this.grid = null;
+      this.cells = [];
+      this.pending.clear();
+      delete this.el.dataset.drawnStep;
     }
 
     _label(c) { return this.a2a ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`; }
@@ -104,74 +95,98 @@
       this.text[r][c] = `rank ${r}, ${this._label(c)}: ${holderList(holders, p)}`;
     }
 
-    _rect(r, c, line) {
-      return { type: "rect", x0: c - 0.5, x1: c + 0.5, y0: r - 0.5, y1: r + 0.5, line, fillcolor: "rgba(0,0,0,0)" };
-    }
-
     update(changed) {
       const run = this.run, p = run.p;
       this.cursor = run.cursor;
-      const rows = new Set();
       for (const key of changed) {
         const r = Math.floor(key / run.C), chunk = key % run.C;
         const c = this.a2a ? chunk % p : chunk;
         this._cell(r, c);
-        rows.add(r);
-      }
-      if (rows.size) {
-        this.z = this.z.map((row, r) => (rows.has(r) ? row.slice() : row));
-        this.text = this.text.map((row, r) => (rows.has(r) ? row.slice() : row));
+        this.pending.add(r * this.cols + c);
       }
     }
 
-    async render() {
+    render() {
       this.el.dataset.selected = this.selected ? this.selected.join(",") : "";
       this.stale = !this.seen.visible;
       if (this.stale) return;
-      const shapes = this._outlines();
-      const drawn = this.drawn, now = { z: this.z, text: this.text, trace: this.trace, layout: this.layout };
-      this.drawn = now;
-      if (drawn && this.el._fullLayout && Object.keys(now).every((k) => drawn[k] === now[k])) {
-        await global.Plotly.relayout(this.el, { shapes }); // the same cells: only the outlines moved
-        return;
-      }
-      const trace = Object.assign({}, this.trace, { z: this.z, text: this.text });
-      const layout = Object.assign({}, this.layout, { shapes });
-      await global.Plotly.react(this.el, [trace], layout, CL.CHART_CONFIG);
-      if (!this.bound) {
-        this.bound = true;
-        this.el.on("plotly_click", (ev) => {
-          const pt = ev.points && ev.points[0];
-          if (!pt || !pt.pointNumber) return;
-          const [r, c] = pt.pointNumber;
-          this.onSelect(r, c);
-        });
-      }
+      if (!this.grid) this._build();
+      else for (const i of this.pending) this._paint(i);
+      this.pending.clear();
+      this._outline();
+      this.el.dataset.drawnStep = String(this.cursor + 1);
     }
 
-    // The goal cells (dotted), the cells this step changed (accent) and the picked cell.
-    _outlines() {
-      const run = this.run, t = this.t, p = run.p;
-      const shapes = [];
-      for (const [r, c] of this.goal) shapes.push(this._rect(r, c, { color: t.muted, width: 1.5, dash: "dot" }));
-      const updates = run.cursor >= 0 ? run.steps[run.cursor].state : [];
-      // Outline what this step changed, unless it changed so much that outlines say nothing.
-      if (updates.length && updates.length <= Math.max(16, (p * this.cols) / 4)) {
-        const seen = new Set();
-        for (const u of updates) {
-          const c = this.a2a ? u.chunk % p : u.chunk;
-          const k = u.rank * this.cols + c;
-          if (seen.has(k)) continue;
-          seen.add(k);
-          if (seen.size > 256) break;
-          shapes.push(this._rect(u.rank, c, { color: t.accent, width: 2.5 }));
+    // The whole grid in one string: the step-0 macro's structure, one <i> per cell.
+    _build() {
+      const g = this.g, p = this.run.p, cols = this.cols, goal = new Set(this.goal.map(([r, c]) => r * cols + c));
+      const bar = g.scale ? " var(--s0-bar-w)" : "";
+      const parts = [`<div class="step0 step0-grid${g.gaps ? " s0-gaps" : ""}${g.scale ? " s0-scaled" : ""}"`
+        + ` data-role="buffer-grid" role="img" aria-label="${esc(`Buffers, ${g.what}, shaded by contributions held`)}"`
+        + ` style="grid-template-columns: var(--s0-label-w) repeat(${cols}, minmax(0, 1fr))${bar};`
+        + ` grid-template-rows: var(--s0-label-h) repeat(${p}, minmax(0, 1fr))"><span></span>`];
+      for (const text of g.col_labels) parts.push(`<span class="s0-col">${esc(text)}</span>`);
+      if (g.scale) {
+        const stops = P.CIVIDIS.map((s) => s[1]).join(", ");
+        parts.push(`<span class="s0-bar" style="grid-row: 2 / span ${p}; grid-column: ${cols + 2}; background: linear-gradient(0deg, ${stops})"></span>`
+          + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(g.scale_title)}</span>`);
+      }
+      for (let r = 0; r < p; r++) {
+        parts.push(`<span class="s0-row">${esc(g.row_labels[r])}</span>`);
+        for (let c = 0; c < cols; c++) {
+          const z = this.z[r][c], paint = z === null ? null : g.paints[z];
+          const cls = [z === null ? "" : "s0-cell", goal.has(r * cols + c) ? "s0-goal" : ""].join(" ").trim();
+          parts.push(`<i data-r="${r}" data-c="${c}"${z === null ? "" : ` data-z="${z}"`}${cls ? ` class="${cls}"` : ""}`
+            + `${paint ? ` style="background: ${paint[0]}; color: ${paint[1]}"` : ""} title="${esc(this.text[r][c])}">`
+            + `${paint && g.numbers ? z : ""}</i>`);
         }
       }
-      if (this.selected) {
-        const [r, c] = this.selected;
-        shapes.push(this._rect(r, c, { color: t.fg, width: 3 }));
+      parts.push("</div>");
+      this.el.insertAdjacentHTML("beforeend", parts.join(""));
+      this.grid = this.el.lastElementChild;
+      this.cells = Array.from(this.grid.getElementsByTagName("i"));
+      this.outlined.clear();
+      this.picked = -1;
+    }
+
+    // One cell's count, colour, ink and hover text, after a step changed it.
+    _paint(i) {
+      const el = this.cells[i], r = Math.floor(i / this.cols), c = i % this.cols;
+      const z = this.z[r][c], paint = z === null ? null : this.g.paints[z];
+      if (paint) {
+        el.dataset.z = String(z);
+        el.style.background = paint[0];
+        el.style.color = paint[1];
+      } else {
+        delete el.dataset.z;
+        el.style.background = el.style.color = "";
       }
-      return shapes;
+      el.classList.toggle("s0-cell", Boolean(paint));
+      el.textContent = paint && this.g.numbers ? String(z) : "";
+      el.title = this.text[r][c];
+    }
+
+    // The cells this step changed (accent) and the picked cell (solid ink); the goal cells keep
+    // the dotted outline the grid was built with. Only the cells whose outline differs are touched.
+    _outline() {
+      const run = this.run, p = run.p, cols = this.cols;
+      const updates = run.cursor >= 0 ? run.steps[run.cursor].state : [];
+      const now = new Set();
+      // Outline what this step changed, unless it changed so much that outlines say nothing.
+      if (updates.length && updates.length <= Math.max(16, (p * cols) / 4)) {
+        for (const u of updates) {
+          now.add(u.rank * cols + (this.a2a ? u.chunk % p : u.chunk));
+          if (now.size >= MAX_CHANGED_OUTLINES) break;
+        }
+      }
+      for (const i of this.outlined) if (!now.has(i)) this.cells[i].classList.remove("s0-changed");
+      for (const i of now) if (!this.outlined.has(i)) this.cells[i].classList.add("s0-changed");
+      this.outlined = now;
+      const picked = this.selected ? this.selected[0] * cols + this.selected[1] : -1;
+      if (picked === this.picked) return;
+      if (this.picked >= 0) this.cells[this.picked].classList.remove("s0-picked");
+      if (picked >= 0) this.cells[picked].classList.add("s0-picked");
+      this.picked = picked;
     }
   }
 

@@ -1,13 +1,13 @@
-// The buffer grid made pickable: a layer of toggle buttons laid exactly over the heatmap's cells
+// The buffer grid made pickable: a layer of toggle buttons laid exactly over the grid's cells
 // (CollectiveLab.views.BufferView), so the learner clicks the cells they think will change, or
 // reaches them from the keyboard: the grid is one Tab stop, arrow keys (and Home / End) move
 // between cells, Space or Enter toggles one. After a reveal the same buttons carry the marks, each
 // with its own symbol and outline as well as colour: ✓ right (solid), ✗ wrong pick (dashed),
 // ○ missed (dotted); ● is a pick not yet revealed. While marks show, the layer lets the mouse
-// through to the heatmap (hover, and the inspector's click) and stays readable from the keyboard.
+// through to the grid (hover, and the inspector's click) and stays readable from the keyboard.
 //
-// The layer follows the plot area Plotly reports after every draw (`_fullLayout._size`): the
-// heatmap's cells divide it evenly, rows top to bottom, columns left to right.
+// The layer covers the grid's cells from the first to the last, with the grid's gaps: its buttons
+// divide that area as the grid's cells do, rows top to bottom, columns left to right.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -35,8 +35,7 @@
       this.layer.addEventListener("keydown", (e) => this._key(e));
       this.shape = null; // "p×cols" the buttons were built for
       this.focusKey = 0;
-      this.bound = false; // placed after each draw of the heatmap
-      this.waiting = null; // until its first draw: a MutationObserver
+      this.bound = false; // placed again after each build of the grid and change of its size
     }
 
     // Build the buttons for this run's grid (rank × chunk, or rank × destination).
@@ -106,33 +105,31 @@
       b.setAttribute("aria-label", b.dataset.name + (m && !picking ? `: ${m.say}` : ""));
     }
 
-    // Lay the layer over the heatmap's plot area (after every Plotly draw and resize).
+    // Lay the layer over the grid's cells, with the grid's own gaps (after each build of the grid
+    // and each change of its box).
     place() {
-      const el = this.view.el, size = el._fullLayout && el._fullLayout._size;
       this._follow();
-      if (!size) return;
+      const el = this.view.el, cells = this.view.cells;
+      if (!cells.length || !this.view.grid.isConnected || !el.clientWidth) return;
+      const box = el.getBoundingClientRect();
+      const first = cells[0].getBoundingClientRect(), last = cells[cells.length - 1].getBoundingClientRect();
       const s = this.layer.style;
-      s.left = `${el.offsetLeft + size.l}px`;
-      s.top = `${el.offsetTop + size.t}px`;
-      s.width = `${size.w}px`;
-      s.height = `${size.h}px`;
-      const cellPx = Math.min(size.w / this.cols, size.h / (this.layer.children.length / this.cols));
-      this.layer.classList.toggle("tiny", cellPx < 16);
+      s.left = `${el.offsetLeft + first.left - box.left}px`;
+      s.top = `${el.offsetTop + first.top - box.top}px`;
+      s.width = `${last.right - first.left}px`;
+      s.height = `${last.bottom - first.top}px`;
+      s.gap = getComputedStyle(this.view.grid).gap;
+      this.layer.classList.toggle("tiny", Math.min(first.width, first.height) < 16);
     }
 
-    // Place the layer again after every draw of the heatmap. Plotly gives the plot its events at
-    // its first draw, which may come after the first question (the views draw one at a time).
+    // Place the layer again whenever the view builds its grid (once per run, when first on
+    // screen: possibly after the first question) or its box changes size.
     _follow() {
-      const el = this.view.el;
       if (this.bound) return;
-      if (el.on) {
-        this.bound = true;
-        if (this.waiting) this.waiting.disconnect();
-        el.on("plotly_afterplot", () => { if (!this.layer.hidden) this.place(); });
-      } else if (!this.waiting) {
-        this.waiting = new MutationObserver(() => { if (el.on) this.place(); });
-        this.waiting.observe(el, { childList: true });
-      }
+      this.bound = true;
+      const again = () => { if (!this.layer.hidden) this.place(); };
+      new MutationObserver(again).observe(this.view.el, { childList: true });
+      new ResizeObserver(again).observe(this.view.el);
     }
 
     _click(e) {

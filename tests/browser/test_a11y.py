@@ -214,3 +214,41 @@ def test_axe_finds_no_violation_in_each_state_of_the_quiz(light_context, live_se
             assert_no_violation_in_both_themes(page, f"results after a {kind} question")
     finally:
         page.close()
+
+
+LIVE_GRID_DRAWN = """() => {
+  const el = document.querySelector('[data-role="buffer"]');
+  return el.querySelector('[data-role="buffer-grid"] i.s0-changed') !== null
+    && el.dataset.drawnStep === document.querySelector('[data-role=player]').dataset.drawnStep;
+}"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/lab?collective=reduce&algorithm=binomial_tree&ranks=8&root=2",
+     "/embed/all_to_all/pairwise?ranks=4&elements=8&autoplay=0&theme=light",
+     "/embed/all_to_all/pairwise?ranks=4&elements=8&autoplay=0&theme=dark"],
+)  # fmt: skip
+def test_axe_finds_no_violation_in_the_live_buffer_grid(light_context, live_server, path):
+    """The buffer grid as the script draws it (lab-buffer.js), a step in, with cells outlined
+    as changed, goal and picked, in both themes (the lab's switch, the embed's URL): the pages
+    above may be checked before it is drawn."""
+    page = light_context.new_page()
+    try:
+        page.goto(f"{live_server.url}{path}")
+        page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
+        if path.startswith("/lab"):
+            page.click("#run")
+        page.locator('.player [data-role="forward"]').click()
+        page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
+        page.wait_for_function(LIVE_GRID_DRAWN)
+        page.locator('[data-role="buffer-grid"] i[data-r="1"][data-c="0"]').click()
+        assert page.locator('[data-role="buffer-grid"] i.s0-picked').count() == 1
+        assert page.locator('[data-role="buffer-grid"] i.s0-goal').count() > 0
+        if path.startswith("/lab"):
+            assert_no_violation_in_both_themes(page, path)
+        else:
+            assert page.evaluate("document.documentElement.dataset.theme") in path
+            assert axe_violations(page) == []
+    finally:
+        page.close()

@@ -1,5 +1,5 @@
 """The embed's first picture (step 0 drawn on the server) in real Chromium: it is there without
-JavaScript, it is what the Plotly views then draw at step 0, in the same boxes, and an embed
+JavaScript, it is what the live views then draw at step 0, in the same boxes, and an embed
 out of sight neither connects nor plays until it is scrolled to."""
 
 from __future__ import annotations
@@ -29,6 +29,26 @@ BOX = """(role) => {
   return [r.width, r.height];
 }"""
 
+# A buffer grid, the server's or the live one (lab-buffer.js): every cell's count, spans
+# expanded; the goal outlines; the grid's box and the box its cells fill (where the colours are).
+GRID = """(grid) => {
+  const cells = [], goals = [], area = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const i of grid.querySelectorAll("i")) {
+    const span = Number((i.style.gridColumn.match(/span (\\d+)/) || [0, 1])[1]);
+    const z = i.dataset.z ? Number(i.dataset.z) : null;
+    const r = Number(i.dataset.r), c = Number(i.dataset.c);
+    for (let k = 0; k < span; k++) {
+      cells.push([r, c + k, z]);
+      if (i.classList.contains("s0-goal")) goals.push([r, c + k]);
+    }
+    const b = i.getBoundingClientRect();
+    area.splice(0, 4, Math.min(area[0], b.left), Math.min(area[1], b.top),
+      Math.max(area[2], b.right), Math.max(area[3], b.bottom));
+  }
+  const g = grid.getBoundingClientRect();
+  return {cells, goals, gridBox: [g.left, g.top, g.width, g.height], cellArea: area};
+}"""
+
 STATIC_PICTURE = f"""() => {{
   const svg = document.querySelector('[data-role="topology"] svg.step0');
   const nodes = [...svg.querySelectorAll("circle")].map((c) =>
@@ -36,22 +56,12 @@ STATIC_PICTURE = f"""() => {{
   const edges = [...svg.querySelectorAll(".s0-edges line")].map((l) =>
     [l.x1, l.y1, l.x2, l.y2].map((a, i) => (i % 2 ? -1 : 1) * a.baseVal.value));
   const grid = document.querySelector('[data-role="buffer"] .step0-grid');
-  const cells = [], goals = [];
-  for (const i of grid.querySelectorAll("i")) {{
-    const span = Number((i.style.gridColumn.match(/span (\\d+)/) || [0, 1])[1]);
-    const z = i.dataset.z ? Number(i.dataset.z) : null;
-    const r = Number(i.dataset.r), c = Number(i.dataset.c);
-    for (let k = 0; k < span; k++) {{
-      cells.push([r, c + k, z]);
-      if (i.classList.contains("s0-goal")) goals.push([r, c + k]);
-    }}
-  }}
   const box = {BOX};
-  return {{nodes, edges, cells, goals, boxes: [box("topology"), box("buffer")],
+  return {{nodes, edges, ...({GRID})(grid), boxes: [box("topology"), box("buffer")],
           label: svg.getAttribute("aria-label"), gridLabel: grid.getAttribute("aria-label")}};
 }}"""
 
-PLOTLY_PICTURE = f"""() => {{
+LIVE_PICTURE = f"""() => {{
   const topo = document.querySelector('[data-role="topology"]');
   const edge = topo.data[0];  // then folds, arrows, the nodes (the trace that hovers "rank k")
   const node = topo.data.find((t) => Array.isArray(t.hovertext) && /^rank /.test(t.hovertext[0]));
@@ -60,14 +70,9 @@ PLOTLY_PICTURE = f"""() => {{
   for (let i = 0; i + 1 < edge.x.length; i += 3) {{
     edges.push([edge.x[i], edge.y[i], edge.x[i + 1], edge.y[i + 1]]);
   }}
-  const buffer = document.querySelector('[data-role="buffer"]');
-  const z = buffer.data[0].z;
-  const goals = buffer.layout.shapes.filter((s) => s.line.dash === "dot")
-    .map((s) => [s.y0 + 0.5, s.x0 + 0.5]);
-  const cells = [];
-  z.forEach((row, r) => row.forEach((v, c) => cells.push([r, c, v === undefined ? null : v])));
+  const grid = document.querySelector('[data-role="buffer-grid"]');
   const box = {BOX};
-  return {{nodes, edges, cells, goals, boxes: [box("topology"), box("buffer")],
+  return {{nodes, edges, ...({GRID})(grid), boxes: [box("topology"), box("buffer")],
           left: document.querySelectorAll('[data-role="step0"]').length}};
 }}"""
 
@@ -100,14 +105,16 @@ def test_the_first_picture_is_what_the_views_draw_at_step_0(live_server, no_js_p
     page.set_viewport_size({"width": 760, "height": 520})  # as the picture without scripts
     page.goto(live_server.url + path)
     page.wait_for_function(
-        "() => document.querySelector('[data-drawn-step=\"0\"]')"
-        " && document.querySelector('[data-role=\"buffer\"]').data"
+        "() => document.querySelector('[data-role=player]').dataset.drawnStep === '0'"
+        " && document.querySelector('[data-role=buffer]').dataset.drawnStep === '0'"
     )
-    drawn = page.evaluate(PLOTLY_PICTURE)
+    drawn = page.evaluate(LIVE_PICTURE)
     assert close(static["nodes"], drawn["nodes"])  # the same ranks in the same places
     assert close(undirected(static["edges"]), undirected(drawn["edges"]))
     assert static["cells"] == drawn["cells"]  # same count in every rank × chunk cell
     assert sorted(static["goals"]) == sorted(drawn["goals"])  # the same cells outlined
+    assert static["gridBox"] == drawn["gridBox"]  # the same grid, in the same place
+    assert close([static["cellArea"]], [drawn["cellArea"]])  # its cells in the same box
     assert static["boxes"] == drawn["boxes"]  # replaced in place: no box changed size
     assert drawn["left"] == 0, "the Plotly views replace the first picture"
     assert static["label"].startswith("Step 0, before the first transfer")

@@ -109,17 +109,19 @@ def test_inspector_shows_the_engines_numbers_and_how_they_were_formed(live_serve
         assert line == f"{inputs.sum():.1f} = {terms}"
     assert page.locator(".inspect-head .badge").inner_text() == "4/4"
 
-    # clicking a cell of the buffer grid selects it too
+    # clicking a cell of the buffer grid selects it too; its hover text says whose it holds
     page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
-    grid = page.locator('[data-role="buffer"] .nsewdrag').bounding_box()
-    page.mouse.move(grid["x"] + grid["width"] * 0.125, grid["y"] + grid["height"] * 0.875)
-    page.locator(".hovertext").wait_for()  # Plotly clicks the point under the hover
-    page.mouse.down()
-    page.mouse.up()
+    cell = page.locator('[data-role="buffer-grid"] i[data-r="3"][data-c="0"]')
+    assert cell.get_attribute("title") == "rank 3, chunk A: r0+r1+r2+r3"
+    box = cell.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # as a pointer
     page.wait_for_function(
         "() => document.querySelector('.inspect-head strong').textContent.includes('rank 3')"
     )
     assert page.locator(".inspect-head strong").inner_text() == "rank 3 · chunk A"
+    picked = page.locator('[data-role="buffer-grid"] i.s0-picked')
+    assert picked.count() == 1 and picked.get_attribute("data-r") == "3"
+    assert picked.get_attribute("data-c") == "0"  # outlined as the picked cell
 
     page.keyboard.press("Home")  # before the first step each rank holds only its own input
     assert page.locator(".inspect-head .badge").inner_text() == "1/4"

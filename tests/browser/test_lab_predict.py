@@ -201,6 +201,19 @@ def focus_until(page, selector: str, key: str = "Tab", most: int = 80) -> None:
     raise AssertionError(f"{key} never reached {selector}")
 
 
+# Whether each button of the predict layer covers its own cell of the buffer grid (to a pixel).
+OVER_CELLS = """() => {
+  const cells = document.querySelectorAll('[data-role="buffer-grid"] i');
+  const buttons = document.querySelectorAll('.predict-grid .predict-cell');
+  if (!cells.length || cells.length !== buttons.length) return false;
+  return [...buttons].every((b, k) => {
+    const x = b.getBoundingClientRect(), c = cells[k].getBoundingClientRect();
+    return b.dataset.rank === cells[k].dataset.r && b.dataset.col === cells[k].dataset.c
+      && ["left", "top", "width", "height"].every((s) => Math.abs(x[s] - c[s]) <= 1);
+  });
+}"""
+
+
 def test_predict_works_from_the_keyboard_alone_on_a_phone(live_server, browser, client):
     run = trace(client, DOUBLING4)
     total, cols = len(run["steps"]), len(run["layout"]["chunks"])
@@ -212,13 +225,13 @@ def test_predict_works_from_the_keyboard_alone_on_a_phone(live_server, browser, 
     try:
         open_predicting(page, live_server, DOUBLING4)
         asked(page, f"Step 1 of {total}: which cells will change?")
-        # the layer of cells lies exactly over the heatmap's plot area (drawn once on screen)
+        # the layer of cells lies exactly over the grid's cells (built once on screen), each
+        # button over its cell
         page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
-        page.locator('[data-role="buffer"] .nsewdrag').wait_for()
+        page.locator('[data-role="buffer-grid"]').wait_for()
+        page.wait_for_function(OVER_CELLS)  # placed once the grid is built
         layer = page.locator(".predict-grid").bounding_box()
-        plot = page.locator('[data-role="buffer"] .nsewdrag').bounding_box()
-        for side in ("x", "y", "width", "height"):
-            assert abs(layer[side] - plot[side]) <= 1, (side, layer, plot)
+        assert page.evaluate(OVER_CELLS)
         assert layer["width"] / cols >= 40 and layer["height"] / 4 >= 40  # fingers fit
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
 

@@ -254,10 +254,8 @@ DRAWN_COLOURS = """() => {
   const arrows = topo.data.filter((t) => t.marker && t.marker.symbol === 'arrow');
   const swatches = (role) => [...document.querySelectorAll(`[data-role="${role}"] .dot`)]
     .map((d) => getComputedStyle(d).backgroundColor);
-  const ticks = [...document.querySelectorAll('.lab .ytick tspan')]
-    .map((t) => t.style.fill).filter(Boolean);
   return {
-    ranks: [...list(nodes.marker.color), ...swatches('legend-ranks'), ...ticks,
+    ranks: [...list(nodes.marker.color), ...swatches('legend-ranks'),
             ...list(bars.data[0].marker.color)],
     chunks: [...swatches('legend-chunks'), ...arrows.map((t) => t.line.color)],
   };
@@ -362,4 +360,45 @@ def test_traffic_views_show_the_step_on_screen_once_seen(live_server, page):
     see(page, "rank-bytes")
     drawn = page.evaluate(TRAFFIC)
     assert (drawn["z"], drawn["sent"]) == expected_traffic(trace, 12)
+    assert page.console_errors == []
+
+
+# ---- G: the buffer grid, drawn only while on screen, catches up with the step once seen ------
+
+BUFFER = """() => {
+  const el = document.querySelector('.lab [data-role="buffer"]');
+  const rows = [];
+  for (const i of el.querySelectorAll('[data-role="buffer-grid"] i')) {
+    const r = Number(i.dataset.r);
+    (rows[r] = rows[r] || []).push(i.dataset.z === undefined ? null : Number(i.dataset.z));
+  }
+  return {step: el.dataset.drawnStep || null, rows};
+}"""
+
+
+def expected_counts(trace, step: int) -> list[list[int | None]]:
+    """How many contributions each rank's copy of each chunk holds after `step` steps."""
+    held = dict(trace.initial_holdings)
+    for s in trace.steps[:step]:
+        held.update({(u.rank, u.chunk): u.holders for u in s.updates})
+    return [
+        [bin(held.get((r, c), 0)).count("1") or None for c in range(len(trace.chunks))]
+        for r in range(trace.ranks)
+    ]
+
+
+def test_the_buffer_grid_is_drawn_once_seen_and_shows_the_step_on_screen(live_server, page):
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=8&speed=8", PHONE)
+    trace = simulate("allreduce", "ring", ranks=8, elements=64)
+    page.evaluate("window.scrollTo(0, 0)")
+    show_step(page, 3)
+    assert page.evaluate(BUFFER) == {"step": None, "rows": []}, "built while below the fold"
+    see(page, "buffer")
+    assert page.evaluate(BUFFER) == {"step": "3", "rows": expected_counts(trace, 3)}
+    page.evaluate("window.scrollTo(0, 0)")  # off screen again: steps go by unpainted
+    page.wait_for_timeout(300)  # the observers hear of the scroll (not a timing assertion)
+    show_step(page, 9)
+    assert page.evaluate(BUFFER)["step"] == "3"
+    see(page, "buffer")  # scrolled to: the cells changed meanwhile are painted
+    assert page.evaluate(BUFFER) == {"step": "9", "rows": expected_counts(trace, 9)}
     assert page.console_errors == []

@@ -2,8 +2,9 @@
 
 The socket sends steps in a compact form (app/web/compact.py) that static/js/lab-client.js
 expands; the pages must show exactly the trace the HTTP API gives for the same run: this
-step's transfers table row for row, and the buffer grid's table cell for cell (how many
-contributions each rank's copy of each chunk holds, replayed from the trace's holders).
+step's transfers table row for row, and the buffer grid and its table cell for cell (how many
+contributions each rank's copy of each chunk holds, replayed from the trace's holders), with
+the cells each step changed outlined.
 """
 
 from __future__ import annotations
@@ -54,24 +55,64 @@ def transfers(doc: dict, k: int) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def grid(doc: dict, k: int) -> list[list[str]]:
-    """The grid table after `k` steps: k/p contributions per cell (per rank's blocks from each
-    source for all_to_all), "empty" where none, as lab-buffer.js counts them."""
+def counts(doc: dict, k: int) -> list[list[int | None]]:
+    """Each grid cell's count after `k` steps: contributions held (1 when only arrival counts),
+    for all_to_all the blocks meant for that destination the rank holds; None where empty."""
     cells = holdings(doc, k)
     p = doc["ranks"]
     a2a = doc["collective"] == "all_to_all"
     full = p if a2a or COLLECTIVES[doc["collective"]].reduces else 1
     rows = []
     for r in range(p):
-        row = [f"r{r}"]
+        row = []
         for c in range(p if a2a else len(doc["layout"]["chunks"])):
             if a2a:
                 z = sum(1 for s in range(p) if cells.get((r, s * p + c)))
             else:
                 z = (len(cells[r, c]) if full > 1 else 1) if cells.get((r, c)) else 0
-            row.append(f"{z}/{full}" if z else "empty")
+            row.append(z or None)
         rows.append(row)
     return rows
+
+
+def grid(doc: dict, k: int) -> list[list[str]]:
+    """The grid table after `k` steps: k/p contributions per cell (per rank's blocks from each
+    source for all_to_all), "empty" where none, as lab-buffer.js counts them."""
+    p = doc["ranks"]
+    full = p if doc["collective"] == "all_to_all" or COLLECTIVES[doc["collective"]].reduces else 1
+    return [
+        [f"r{r}", *(f"{z}/{full}" if z else "empty" for z in row)]
+        for r, row in enumerate(counts(doc, k))
+    ]
+
+
+def changed(doc: dict, k: int) -> list[list[int]]:
+    """The grid cells step `k` changed, [rank, column], as the grid outlines them: none before
+    the first step, nor when a step changes over a quarter of the grid (and at least 16)."""
+    if not k:
+        return []
+    p, a2a = doc["ranks"], doc["collective"] == "all_to_all"
+    cols = p if a2a else len(doc["layout"]["chunks"])
+    state = doc["steps"][k - 1]["state"]
+    if len(state) > max(16, p * cols / 4):
+        return []
+    return sorted({(c["rank"], c["chunk"] % p if a2a else c["chunk"]) for c in state})
+
+
+# The live buffer grid (lab-buffer.js) once it shows step `k`: each cell's count, row by row,
+# and the cells outlined as changed by this step.
+LIVE_GRID = """(k) => {
+  const el = document.querySelector('[data-role="buffer"]');
+  if (el.dataset.drawnStep !== String(k)) return null;
+  const rows = [];
+  for (const i of el.querySelectorAll('[data-role="buffer-grid"] i')) {
+    const r = Number(i.dataset.r);
+    (rows[r] = rows[r] || []).push(i.dataset.z === undefined ? null : Number(i.dataset.z));
+  }
+  const changed = [...el.querySelectorAll('[data-role="buffer-grid"] i.s0-changed')]
+    .map((i) => [Number(i.dataset.r), Number(i.dataset.c)]);
+  return {rows, changed};
+}"""
 
 
 @pytest.mark.parametrize(
@@ -94,4 +135,8 @@ def test_every_step_shows_the_http_traces_transfers_and_grid(live_server, page, 
             with contextlib.suppress(PlaywrightTimeout):
                 page.wait_for_function(SAME, arg=[tables[name], want], timeout=10_000)
             assert page.locator(tables[name]).evaluate_all(ROWS) == want, (name, k)
+        live = page.wait_for_function(LIVE_GRID, arg=k).json_value()
+        assert live["rows"] == counts(doc, k), k  # the grid shows the trace's holdings
+        assert sorted(map(tuple, live["changed"])) == changed(doc, k), k
+        assert k == 0 or live["changed"], "each of these runs' steps outlines what it changed"
     assert page.console_errors == []

@@ -30,6 +30,36 @@ def plot_font(page, role: str) -> str:
     )
 
 
+DARK_FG_RGB = "rgb(232, 233, 236)"
+# The buffer grid's colours as drawn: its labels' ink and the outline of the cells this step
+# changed, beside the page's --fg and --accent (resolved by the browser), and its cells' paint.
+GRID_COLOURS = """() => {
+  const grid = document.querySelector('.lab [data-role="buffer-grid"]');
+  const probe = document.createElement("span");
+  document.body.append(probe);
+  const resolve = (v) => { probe.style.color = `var(${v})`; return getComputedStyle(probe).color; };
+  const out = {
+    labels: [...new Set([...grid.querySelectorAll(".s0-row, .s0-col")]
+      .map((e) => getComputedStyle(e).color))].join(),
+    changed: [...new Set([...grid.querySelectorAll("i.s0-changed:not(.s0-picked)")]
+      .map((e) => getComputedStyle(e).outlineColor))].join(),
+    fg: resolve("--fg"), accent: resolve("--accent"),
+    cells: [...grid.querySelectorAll("i")].map((e) => e.style.background).join(),
+    step: document.querySelector('.lab [data-role="buffer"]').dataset.drawnStep,
+  };
+  probe.remove();
+  return out;
+}"""
+
+
+def grid_colours(page) -> dict:
+    page.wait_for_function(
+        "() => document.querySelector('.lab [data-role=\"buffer\"]').dataset.drawnStep"
+        " === document.querySelector('[data-role=player]').dataset.drawnStep"
+    )
+    return page.evaluate(GRID_COLOURS)
+
+
 def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     open_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=4&speed=4")
     assert theme(page) == "light"
@@ -39,14 +69,17 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
         "() => document.querySelector('[data-role=player]').dataset.drawnStep === '5'"
     )
     assert plot_font(page, "topology") == LIGHT_FG
+    grid_before = grid_colours(page)
+    assert grid_before["labels"] == grid_before["fg"] != DARK_FG_RGB
+    assert grid_before["changed"] == grid_before["accent"]  # the step's changed cells
 
     page.click(TOGGLE)
     assert theme(page) == "dark"
     assert page.locator(TOGGLE).get_attribute("aria-pressed") == "true"
-    page.wait_for_function(
-        "() => document.querySelector('.lab [data-role=\"buffer\"]')._fullLayout.font.color === "
-        f"'{DARK_FG}'"
-    )
+    grid_after = grid_colours(page)
+    assert grid_after["labels"] == grid_after["fg"] == DARK_FG_RGB  # the grid's ink follows
+    assert grid_after["changed"] == grid_after["accent"] != grid_before["changed"]
+    assert grid_after["cells"] == grid_before["cells"] and grid_after["step"] == "5"
     assert plot_font(page, "topology") == DARK_FG
     page.locator('.lab [data-role="traffic"]').scroll_into_view_if_needed()  # drawn once seen
     page.wait_for_function(
