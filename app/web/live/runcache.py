@@ -101,6 +101,11 @@ class RunCache:
             self.hits += 1
             return entry[0]
 
+    def holds(self, p: SimParams) -> bool:
+        """Say whether the run for parameters `p` is kept (neither a hit nor a miss)."""
+        with self._lock:
+            return key(p) in self._runs
+
     def put(self, p: SimParams, run: EncodedRun) -> bool:
         """Keep `run` for parameters `p`, evicting the least recently used; say if it was kept.
 

@@ -4,7 +4,10 @@ correct picture before plotly.js and the socket have loaded (docs/lab.md § Embe
 The engine runs in the request, under the same admission as any run (app/web/guard): a
 server too busy to run it answers the page without the picture, which then waits for the
 socket as before. Recent pictures are kept (the engine is deterministic): a wiki page reloaded,
-or a lesson's embeds shown to a class, draw theirs without running the engine again.
+or a lesson's embeds shown to a class, draw theirs without running the engine again. The same
+trace's payloads go into the run cache (app/web/live/runcache.py) while the ticket is held, so
+the `simulate` the embed sends a moment later streams at once instead of running the engine a
+second time.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from app.collectives import simulate
 from app.drawing.step0 import picture
 
 from ..guard import admission
+from ..live.runcache import encode_run
 from ..params import SimParams
 
 KEEP = 32  # recent pictures: a 64 × 64 grid's is about 20 kB of Python objects
@@ -61,9 +65,13 @@ def first_picture(p: SimParams, theme: str) -> dict | None:
         )
     except admission.Busy:
         return None
+    cache = current_app.extensions["lab_run_cache"]
     try:
         with lanes.slot(ticket.small):
-            drawn = picture(simulate(**p.simulate_kwargs()), theme)
+            trace = simulate(**p.simulate_kwargs())
+            drawn = picture(trace, theme)
+            if cache.enabled and not cache.holds(p):
+                cache.put(p, encode_run(trace))
     finally:
         admitted.release(ticket)
     _recent.put(key, drawn)
