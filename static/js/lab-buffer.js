@@ -128,7 +128,8 @@
       for (const text of g.col_labels) parts.push(`<span class="s0-col">${esc(text)}</span>`);
       if (g.scale) {
         const stops = P.CIVIDIS.map((s) => s[1]).join(", ");
-        parts.push(`<span class="s0-bar" style="grid-row: 2 / span ${p}; grid-column: ${cols + 2}; background: linear-gradient(0deg, ${stops})"></span>`
+        const ticks = g.ticks.map((t) => `<b class="s0-tick" style="top: ${100 - (100 * t) / g.top}%">${t}</b>`).join("");
+        parts.push(`<span class="s0-bar" style="grid-row: 2 / span ${p}; grid-column: ${cols + 2}; background: linear-gradient(0deg, ${stops})">${ticks}</span>`
           + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(g.scale_title)}</span>`);
       }
       for (let r = 0; r < p; r++) {
