@@ -73,6 +73,9 @@
       this.cells = [];
       this.pending.clear();
       delete this.el.dataset.drawnStep;
+      // Built now when on screen: the embed's server-drawn grid has just been removed
+      // (Views.reset), and the topology draws before this view does.
+      if (this.seen.visible) this._build();
     }
 
     _label(c) { return this.a2a ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`; }
