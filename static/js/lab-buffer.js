@@ -5,8 +5,8 @@
 //
 // It is the embed's first picture made live: the same CSS grid, class names and data-r / data-c /
 // data-z cells as templates/lab/_step0.html's `buffer_grid` (one element per cell here, where the
-// server merges equal neighbours), built once per run and then touched only where a step changed
-// a cell. What the grid looks like (each count's colour and ink, labels, gaps, whether counts are
+// server merges equal neighbours; colours by data-z from one <style> rather than on each cell),
+// built once per run and then touched only where a step changed a cell. What the grid looks like (each count's colour and ink, labels, gaps, whether counts are
 // written, the colour bar) is the server's: `sim_start.layout.grid` (app/drawing/grid.py).
 //
 // The grid is drawn only while it is on screen (on a phone it sits below the topology); the
@@ -48,8 +48,14 @@
       this.stale = false;
       this.seen = new V.Sighting(el, () => { if (this.stale && this.run) this.render(); });
       el.addEventListener("click", (e) => {
-        const cell = e.target.closest("i[data-r]");
-        if (cell && this.grid && this.grid.contains(cell)) this.onSelect(Number(cell.dataset.r), Number(cell.dataset.c));
+        const cell = this._at(e);
+        if (cell) this.onSelect(Number(cell.dataset.r), Number(cell.dataset.c));
+      });
+      // A cell's hover text is written when the pointer first reaches it (and kept up to date
+      // from then on, _paint): 4,096 titles in the built string were a third of its bytes.
+      el.addEventListener("mouseover", (e) => {
+        const cell = this._at(e);
+        if (cell) cell.title = this.text[cell.dataset.r][cell.dataset.c];
       });
     }
 
@@ -76,6 +82,11 @@
       // Built now when on screen: the embed's server-drawn grid has just been removed
       // (Views.reset), and the topology draws before this view does.
       if (this.seen.visible) this._build();
+    }
+
+    _at(e) {
+      const cell = e.target.closest("i[data-r]");
+      return cell && this.grid && this.grid.contains(cell) ? cell : null;
     }
 
     _label(c) { return this.a2a ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`; }
@@ -138,14 +149,16 @@
       for (let r = 0; r < p; r++) {
         parts.push(`<span class="s0-row">${esc(g.row_labels[r])}</span>`);
         for (let c = 0; c < cols; c++) {
-          const z = this.z[r][c], paint = z === null ? null : g.paints[z];
+          const z = this.z[r][c];
           const cls = [z === null ? "" : "s0-cell", goal.has(r * cols + c) ? "s0-goal" : ""].join(" ").trim();
-          parts.push(`<i data-r="${r}" data-c="${c}"${z === null ? "" : ` data-z="${z}"`}${cls ? ` class="${cls}"` : ""}`
-            + `${paint ? ` style="background: ${paint[0]}; color: ${paint[1]}"` : ""} title="${esc(this.text[r][c])}">`
-            + `${paint && g.numbers ? z : ""}</i>`);
+          parts.push(`<i data-r="${r}" data-c="${c}"${z === null ? "" : ` data-z="${z}"`}${cls ? ` class="${cls}"` : ""}>`
+            + `${z !== null && g.numbers ? z : ""}</i>`);
         }
       }
-      parts.push("</div>");
+      // Each count's paint is one rule on data-z (the server's colours and ink): a cell carries
+      // only its count, and a step that changes it sets one attribute.
+      const rules = g.paints.map(([bg, ink], z) => `[data-role="buffer-grid"] i[data-z="${z}"] { background: ${bg}; color: ${ink}; }`);
+      parts.push(`<style>${rules.join("\n")}</style></div>`);
       this.el.insertAdjacentHTML("beforeend", parts.join(""));
       this.grid = this.el.lastElementChild;
       this.cells = Array.from(this.grid.getElementsByTagName("i"));
@@ -153,21 +166,15 @@
       this.picked = -1;
     }
 
-    // One cell's count, colour, ink and hover text, after a step changed it.
+    // One cell's count (and so its colour and ink), and its hover text once it has one, after a
+    // step changed it.
     _paint(i) {
       const el = this.cells[i], r = Math.floor(i / this.cols), c = i % this.cols;
-      const z = this.z[r][c], paint = z === null ? null : this.g.paints[z];
-      if (paint) {
-        el.dataset.z = String(z);
-        el.style.background = paint[0];
-        el.style.color = paint[1];
-      } else {
-        delete el.dataset.z;
-        el.style.background = el.style.color = "";
-      }
-      el.classList.toggle("s0-cell", Boolean(paint));
-      el.textContent = paint && this.g.numbers ? String(z) : "";
-      el.title = this.text[r][c];
+      const z = this.z[r][c];
+      if (z === null) delete el.dataset.z; else el.dataset.z = String(z);
+      el.classList.toggle("s0-cell", z !== null);
+      if (this.g.numbers) el.textContent = z === null ? "" : String(z);
+      if (el.title) el.title = this.text[r][c];
     }
 
     // The cells this step changed (accent) and the picked cell (solid ink); the goal cells keep

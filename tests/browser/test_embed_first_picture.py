@@ -30,15 +30,17 @@ BOX = """(role) => {
 }"""
 
 # A buffer grid, the server's or the live one (lab-buffer.js): every cell's count, spans
-# expanded; the goal outlines; the grid's box and the box its cells fill (where the colours are).
+# expanded, and its colour and ink as drawn; the goal outlines; the grid's box and the box its
+# cells fill (where the colours are).
 GRID = """(grid) => {
-  const cells = [], goals = [], area = [Infinity, Infinity, -Infinity, -Infinity];
+  const cells = [], goals = [], paints = [], area = [Infinity, Infinity, -Infinity, -Infinity];
   for (const i of grid.querySelectorAll("i")) {
     const span = Number((i.style.gridColumn.match(/span (\\d+)/) || [0, 1])[1]);
     const z = i.dataset.z ? Number(i.dataset.z) : null;
     const r = Number(i.dataset.r), c = Number(i.dataset.c);
     for (let k = 0; k < span; k++) {
       cells.push([r, c + k, z]);
+      paints.push([r, c + k, getComputedStyle(i).backgroundColor, getComputedStyle(i).color]);
       if (i.classList.contains("s0-goal")) goals.push([r, c + k]);
     }
     const b = i.getBoundingClientRect();
@@ -46,7 +48,7 @@ GRID = """(grid) => {
       Math.max(area[2], b.right), Math.max(area[3], b.bottom));
   }
   const g = grid.getBoundingClientRect();
-  return {cells, goals, gridBox: [g.left, g.top, g.width, g.height], cellArea: area};
+  return {cells, goals, paints, gridBox: [g.left, g.top, g.width, g.height], cellArea: area};
 }"""
 
 STATIC_PICTURE = f"""() => {{
@@ -112,6 +114,7 @@ def test_the_first_picture_is_what_the_views_draw_at_step_0(live_server, no_js_p
     assert close(static["nodes"], drawn["nodes"])  # the same ranks in the same places
     assert close(undirected(static["edges"]), undirected(drawn["edges"]))
     assert static["cells"] == drawn["cells"]  # same count in every rank × chunk cell
+    assert static["paints"] == drawn["paints"]  # ... in the same colour and ink
     assert sorted(static["goals"]) == sorted(drawn["goals"])  # the same cells outlined
     assert static["gridBox"] == drawn["gridBox"]  # the same grid, in the same place
     assert close([static["cellArea"]], [drawn["cellArea"]])  # its cells in the same box

@@ -44,7 +44,7 @@ GRID_COLOURS = """() => {
     changed: [...new Set([...grid.querySelectorAll("i.s0-changed:not(.s0-picked)")]
       .map((e) => getComputedStyle(e).outlineColor))].join(),
     fg: resolve("--fg"), accent: resolve("--accent"),
-    cells: [...grid.querySelectorAll("i")].map((e) => e.style.background).join(),
+    cells: [...grid.querySelectorAll("i")].map((e) => getComputedStyle(e).backgroundColor).join(),
     step: document.querySelector('.lab [data-role="buffer"]').dataset.drawnStep,
   };
   probe.remove();
