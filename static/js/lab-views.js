@@ -117,12 +117,9 @@
         // A plot that is hidden, has no box, or has left the page (a tab switched away, the
         // content replaced) waits: Plotly refuses to resize it, and the observer calls again
         // once it is shown.
+        // (The topology is an SVG with a viewBox: it follows its box by itself.)
         if (!el._fullLayout || !isDisplayed(el)) continue;
-        global.Plotly.Plots.resize(el).then(() => {
-          if (el !== this.topology.el || !isDisplayed(el)) return;
-          this.topology.resize(); // node sizes and labels follow the new scale
-          this.topology.render(0);
-        });
+        global.Plotly.Plots.resize(el);
       }
     }
 
