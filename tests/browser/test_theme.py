@@ -30,6 +30,18 @@ def plot_font(page, role: str) -> str:
     )
 
 
+# The rank discs' fill in each theme (app/drawing/palette.py RANK_TONES), as computed styles.
+LIGHT_DISC = "rgb(228, 230, 234)"  # #E4E6EA
+DARK_DISC = "rgb(47, 51, 59)"  # #2F333B
+DISC_FILLS = """() => [...document.querySelectorAll('[data-role="topology"] .s0-nodes circle')]
+  .map((c) => getComputedStyle(c).fill)"""
+TOPOLOGY_SVG = "document.querySelector('[data-role=\"topology\"] svg[data-role=\"topology-svg\"]')"
+
+
+def disc_fills(page) -> set[str]:
+    return set(page.evaluate(DISC_FILLS))
+
+
 def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     open_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=4&speed=4")
     assert theme(page) == "light"
@@ -38,7 +50,11 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     page.wait_for_function(
         "() => document.querySelector('[data-role=player]').dataset.drawnStep === '5'"
     )
-    assert plot_font(page, "topology") == LIGHT_FG
+    assert disc_fills(page) == {LIGHT_DISC}
+    page.evaluate(f"{TOPOLOGY_SVG}.dataset.before = 'switch'")
+    arrows = page.evaluate(
+        "() => [...document.querySelectorAll('.t-arrows .arrow')].map((g) => g.getAttribute('stroke'))"
+    )
 
     page.click(TOGGLE)
     assert theme(page) == "dark"
@@ -47,7 +63,14 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
         "() => document.querySelector('.lab [data-role=\"buffer\"]')._fullLayout.font.color === "
         f"'{DARK_FG}'"
     )
-    assert plot_font(page, "topology") == DARK_FG
+    # The discs are recoloured by the page's CSS: the same picture, no new markup.
+    assert disc_fills(page) == {DARK_DISC}
+    assert page.evaluate(f"{TOPOLOGY_SVG}.dataset.before") == "switch"
+    # The arrows are redrawn in the dark theme's chunk colours (its black is the page's ink).
+    dark_arrows = page.evaluate(
+        "() => [...document.querySelectorAll('.t-arrows .arrow')].map((g) => g.getAttribute('stroke'))"
+    )
+    assert len(dark_arrows) == len(arrows) > 0
     page.locator('.lab [data-role="traffic"]').scroll_into_view_if_needed()  # drawn once seen
     page.wait_for_function(
         "() => document.querySelector('.lab [data-role=\"traffic\"]').dataset.drawnStep === '5'"
@@ -129,10 +152,7 @@ def test_a_lessons_live_frames_switch_theme_without_reloading(page, course_serve
     calc.wait_for_function(
         f"() => document.querySelector('.calc-chart')._fullLayout.font.color === '{DARK_FG}'"
     )
-    lab.wait_for_function(
-        "() => document.querySelector('[data-role=topology]')._fullLayout.font.color"
-        f" === '{DARK_FG}'"
-    )
+    lab.wait_for_function(f"() => ({DISC_FILLS})().every((fill) => fill === '{DARK_DISC}')")
     assert lab.locator('[data-role="counter"]').inner_text().startswith("step 3 of ")
     assert calc.locator("input[name=ranks]").input_value() == "32"
     assert navigations == [], "switching theme must not reload the frames"
