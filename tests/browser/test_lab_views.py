@@ -259,8 +259,10 @@ DRAWN_COLOURS = """() => {
   const topo = document.querySelector('.lab [data-role="topology"]');
   const bars = document.querySelector('.lab [data-role="rank-bytes"]');
   const list = (c) => (Array.isArray(c) ? c : [c]);
-  const discs = [...topo.querySelectorAll('.s0-nodes circle')].map((c) => getComputedStyle(c).fill);
-  const arrows = [...topo.querySelectorAll('.t-arrows .arrow')].map((g) => g.getAttribute('stroke'));
+  const discs = [...topo.querySelectorAll('.s0-nodes circle')]
+    .map((c) => getComputedStyle(c).fill);
+  const arrows = [...topo.querySelectorAll('.t-arrows .arrow')]
+    .map((g) => g.getAttribute('stroke'));
   const swatches = (role) => [...document.querySelectorAll(`[data-role="${role}"] .dot`)]
     .map((d) => getComputedStyle(d).backgroundColor);
   const ticks = [...document.querySelectorAll('.lab .ytick tspan')]

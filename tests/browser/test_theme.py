@@ -35,7 +35,10 @@ LIGHT_DISC = "rgb(228, 230, 234)"  # #E4E6EA
 DARK_DISC = "rgb(47, 51, 59)"  # #2F333B
 DISC_FILLS = """() => [...document.querySelectorAll('[data-role="topology"] .s0-nodes circle')]
   .map((c) => getComputedStyle(c).fill)"""
-TOPOLOGY_SVG = "document.querySelector('[data-role=\"topology\"] svg[data-role=\"topology-svg\"]')"
+TOPOLOGY_SVG = 'document.querySelector(\'[data-role="topology"] svg[data-role="topology-svg"]\')'
+
+ARROW_COLOURS = """() => [...document.querySelectorAll('.t-arrows .arrow')]
+  .map((g) => g.getAttribute('stroke'))"""
 
 
 def disc_fills(page) -> set[str]:
@@ -52,9 +55,7 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     )
     assert disc_fills(page) == {LIGHT_DISC}
     page.evaluate(f"{TOPOLOGY_SVG}.dataset.before = 'switch'")
-    arrows = page.evaluate(
-        "() => [...document.querySelectorAll('.t-arrows .arrow')].map((g) => g.getAttribute('stroke'))"
-    )
+    arrows = page.evaluate(ARROW_COLOURS)
 
     page.click(TOGGLE)
     assert theme(page) == "dark"
@@ -67,9 +68,7 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     assert disc_fills(page) == {DARK_DISC}
     assert page.evaluate(f"{TOPOLOGY_SVG}.dataset.before") == "switch"
     # The arrows are redrawn in the dark theme's chunk colours (its black is the page's ink).
-    dark_arrows = page.evaluate(
-        "() => [...document.querySelectorAll('.t-arrows .arrow')].map((g) => g.getAttribute('stroke'))"
-    )
+    dark_arrows = page.evaluate(ARROW_COLOURS)
     assert len(dark_arrows) == len(arrows) > 0
     page.locator('.lab [data-role="traffic"]').scroll_into_view_if_needed()  # drawn once seen
     page.wait_for_function(
