@@ -13,7 +13,10 @@ steps this measures, on the page:
   same window, to cross-check the total from outside the protocol;
 - per view: the synchronous time of each view's draw method and of each Plotly call on each
   plot (labelled by the plot's data-role), wrapped from outside so the page carries no
-  instrumentation. A view method's time includes the Plotly calls it makes synchronously.
+  instrumentation. A view method's time includes the Plotly calls it makes synchronously. The
+  topology is SVG (no Plotly): its `render` (arrows and packets put in as markup) and
+  `_arrows` (where they go), and the packets' `Element.animate` calls; the flight itself runs
+  in the browser's animation ticks, which the main-thread totals count.
 
 Median and p90 over the steps, for ring, double binary tree and hierarchical allreduce on 64
 ranks, and ring on a phone-sized viewport. The lab's own `performance.measure("lab:step")`
@@ -75,8 +78,9 @@ INSTRUMENT = """() => {
   }
   const role = (gd) => (gd && gd.dataset && gd.dataset.role) || 'plot';
   for (const fn of ['react', 'newPlot', 'restyle', 'relayout', 'update', 'animate']) {
-    wrap(Plotly, fn, (_, args) => `Plotly.${fn}(${role(args[0])})`);
+    if (window.Plotly) wrap(Plotly, fn, (_, args) => `Plotly.${fn}(${role(args[0])})`);
   }
+  wrap(Element.prototype, 'animate', 'Element.animate (packets)');
   const render = V.Views.prototype.render;
   V.Views.prototype.render = function (...args) {
     return render.apply(this, args).finally(() => { log.done += 1; });
