@@ -28,6 +28,8 @@ from __future__ import annotations
 import os
 import statistics
 
+from bench.common import process_tree
+
 STEPS = 40
 PHONE = {"width": 390, "height": 844}
 CASES = [
@@ -111,11 +113,14 @@ def renderer_cpu_ms() -> dict[int, float]:
 
     Task durations are wall time: on a loaded machine they count the time the thread waited
     for a core. The main thread's CPU time does not, at the kernel's tick (10 ms) resolution,
-    so it is summed over all the steps of a case and divided by their number.
+    so it is summed over all the steps of a case and divided by their number. Only this
+    process's own browser counts (its descendants): another Chromium on the machine (a test
+    run beside the bench) would add its renderers' time to every step.
     """
     total = {}
+    ours = set(process_tree(os.getpid()))
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) not in ours:
             continue
         try:
             with open(f"/proc/{entry.name}/cmdline", "rb") as f:

@@ -94,9 +94,13 @@
       + `<path class="shaft" d="${d}" stroke-width="${num(w)}"${dash}/>${head}</g>`;
   }
 
-  // The packets of a flight at their senders, `r` their radius in plot units.
-  function packetMarkup(packets, r) {
-    return packets.map((p) => `<circle cx="${num(p.x0)}" cy="${num(p.y0)}" r="${num(r)}" fill="${p.color}" vector-effect="non-scaling-stroke"/>`).join("");
+  // The packets of a flight at their senders, as HTML dots over the picture: `at(x, y)` is a
+  // point of the picture in the layer's pixels.
+  function packetMarkup(packets, at) {
+    return packets.map((p) => {
+      const [left, top] = at(p.x0, p.y0);
+      return `<i style="left:${left.toFixed(1)}px;top:${top.toFixed(1)}px;background:${p.color}"></i>`;
+    }).join("");
   }
 
   V.arrows = { addArrow, stretches, pieces, messagesOf, segment, bow, addPacket, arrowMarkup, packetMarkup };

@@ -5,10 +5,17 @@
 //
 // The script draws nothing static: ranks, links, boxes and titles stay as the server drew them,
 // in one viewBox that scales with the box, so nothing needs redrawing on a resize and nothing
-// in the picture can come to overlap. Each step replaces two layers: the arrows (one <g> per
-// arrow, with its hover text as a <title>) and the packets (one <circle> per chunk in flight,
-// moved by the Web Animations API). Sizes are in the picture's nominal pixels: `px` plot units
-// each, and `r` the discs' radius (data-px and data-r on the <svg>, app/drawing/topology.py).
+// in the picture can come to overlap. Each step replaces two layers: the arrows (a <g> of the
+// SVG, one <g> per arrow with its hover text as a <title>) and the packets (one dot per chunk
+// in flight, moved by the Web Animations API). Sizes are in the picture's nominal pixels: `px`
+// plot units each, and `r` the discs' radius (data-px and data-r on the <svg>,
+// app/drawing/topology.py).
+//
+// The packets are HTML elements laid over the SVG, not SVG circles: Chromium runs a transform
+// animation of an SVG element on the main thread, laying out and repainting the picture every
+// frame, and an HTML element's on the compositor. For a 64-rank ring on a phone
+// (bench/frame.py) a step's main-thread task time was a median 379 ms with circles, 170 ms
+// with dots, and its long tasks 82 ms against none.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -26,7 +33,12 @@
   const { addArrow, stretches, pieces, messagesOf, segment, bow, addPacket, arrowMarkup, packetMarkup } = V.arrows;
 
   class TopologyView {
-    constructor(el) { this.el = el; this.run = null; this.svg = null; this.markup = null; this.flight = []; }
+    constructor(el) {
+      this.el = el; this.run = null; this.svg = null; this.markup = null; this.flight = [];
+      this.packetLayer = document.createElement("div");
+      this.packetLayer.className = "t-packets";
+      this.packetLayer.setAttribute("aria-hidden", "true");
+    }
 
     reset(run) {
       this.run = run;
@@ -60,11 +72,9 @@
       this.firstLabel = svg.getAttribute("aria-label");
       this.arrowLayer = document.createElementNS(NS, "g");
       this.arrowLayer.setAttribute("class", "t-arrows");
-      this.packetLayer = document.createElementNS(NS, "g");
-      this.packetLayer.setAttribute("class", "t-packets");
       // Arrows under the discs (they end at their rims), packets over everything.
       svg.insertBefore(this.arrowLayer, svg.querySelector(".s0-nodes"));
-      svg.appendChild(this.packetLayer);
+      svg.after(this.packetLayer);
     }
 
     // The arrows of step `cursor`, and where each chunk flies from and to.
@@ -190,16 +200,23 @@
       this._land();
       const { arrows, packets, dense } = this._arrows(run.cursor);
       const fly = flightMs > 0 && packets.length > 0 && packets.length <= MAX_PACKETS;
+      // Where the picture is in the packets' layer, read before the arrows change the SVG.
+      const m = fly ? this.svg.getScreenCTM() : null;
       this.arrowLayer.classList.toggle("dense", dense);
       this.arrowLayer.innerHTML = arrows.map((a) => arrowMarkup(a, this.px)).join("");
-      const r = (Math.max(7, Math.min(13, this.nodePx * 0.5)) / 2) * this.px;
-      this.packetLayer.innerHTML = fly ? packetMarkup(packets, r) : "";
       this.svg.setAttribute("aria-label", this._label(run.cursor));
+      if (fly) {
+        const box = this.el.getBoundingClientRect();
+        const ox = m.e - box.left - this.el.clientLeft, oy = m.f - box.top - this.el.clientTop;
+        const size = Math.max(7, Math.min(13, this.nodePx * 0.5)) * this.px * m.a;
+        this.packetLayer.style.setProperty("--packet", `${size.toFixed(1)}px`);
+        this.packetLayer.innerHTML = packetMarkup(packets, (x, y) => [ox + m.a * x, oy + m.d * y]);
+      }
       if (onDrawn) onDrawn(run.cursor);
       if (!fly) return;
-      const circles = this.packetLayer.children;
-      this.flight = packets.map((p, i) => circles[i].animate(
-        [{ transform: "translate(0px, 0px)" }, { transform: `translate(${p.x1 - p.x0}px, ${p.y1 - p.y0}px)` }],
+      const dots = this.packetLayer.children;
+      this.flight = packets.map((p, i) => dots[i].animate(
+        [{ transform: "translate(0px, 0px)" }, { transform: `translate(${m.a * (p.x1 - p.x0)}px, ${m.d * (p.y1 - p.y0)}px)` }],
         { duration: flightMs, easing: "ease-in-out", fill: "forwards" },
       ));
       await Promise.all(this.flight.map((a) => a.finished.catch(() => null)));
@@ -210,7 +227,7 @@
     _land() {
       for (const a of this.flight) a.cancel();
       this.flight = [];
-      if (this.packetLayer) this.packetLayer.replaceChildren();
+      this.packetLayer.replaceChildren();
     }
 
     _label(cursor) {

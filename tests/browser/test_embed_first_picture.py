@@ -61,8 +61,8 @@ PLOTLY_PICTURE = f"""() => {{
   const edges = [...svg.querySelectorAll(".s0-edges line")].map((l) =>
     [l.x1, l.y1, l.x2, l.y2].map((a, i) => (i % 2 ? -1 : 1) * a.baseVal.value));
   const topology = {{svgs: svgs.length, kept: svg === window.firstTopology,
-    layers: svg.querySelectorAll(".t-arrows, .t-packets").length,
-    marks: svg.querySelectorAll(".t-arrows > *, .t-packets > *").length}};
+    layers: svg.parentNode.querySelectorAll(".t-arrows, .t-packets").length,
+    marks: svg.parentNode.querySelectorAll(".t-arrows > *, .t-packets > *").length}};
   const buffer = document.querySelector('[data-role="buffer"]');
   const z = buffer.data[0].z;
   const goals = buffer.layout.shapes.filter((s) => s.line.dash === "dot")

@@ -108,8 +108,13 @@ def test_a_64_rank_ring_draws_its_arrows_along_the_circle(live_server, page):
     assert page.console_errors == []
 
 
-PACKETS = """() => [...document.querySelectorAll('.lab .t-packets circle')]
-  .map((c) => c.getAttribute('fill'))"""
+PACKETS = """() => [...document.querySelectorAll('.lab .t-packets i')]
+  .map((c) => getComputedStyle(c).backgroundColor)"""
+
+
+def rgb(colour: str) -> str:
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
 
 
 def test_the_chunks_fly_as_packets_and_are_gone_once_landed(live_server, page):
@@ -117,15 +122,15 @@ def test_the_chunks_fly_as_packets_and_are_gone_once_landed(live_server, page):
     query = "collective=allreduce&algorithm=ring&ranks=8&elements=64&speed=1"
     run_lab(page, live_server, query, DESKTOP)
     page.click('.player [data-role="forward"]')  # the step's chunks fly from sender to receiver
-    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets circle').length > 0")
+    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length > 0")
     flying = page.evaluate(PACKETS)
     drawn = page.evaluate("document.querySelector('[data-role=player]').dataset.drawnStep")
     step = simulate("allreduce", "ring", ranks=8, elements=64).steps[int(drawn) - 1]
-    assert sorted(flying) == sorted(chunk_color(t.chunk) for t in step.transfers)
+    assert sorted(flying) == sorted(rgb(chunk_color(t.chunk)) for t in step.transfers)
     moving = page.evaluate(
-        "() => document.querySelector('.lab .t-packets circle').getAnimations().length"
+        "() => document.querySelector('.lab .t-packets i').getAnimations().length"
     )
     assert moving == 1
-    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets circle').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length === 0")
     assert len(page.evaluate(DRAWN)) == len(step.transfers)  # the arrows stay
     assert page.console_errors == []
