@@ -13,8 +13,11 @@ steps this measures, on the page:
   same window, to cross-check the total from outside the protocol;
 - per view: the synchronous time of each view's draw method and of each Plotly call on each
   plot (labelled by the plot's data-role), wrapped from outside so the page carries no
-  instrumentation. A view method's time includes the Plotly calls it makes synchronously; the
-  buffer grid's render (HTML, not Plotly) includes the style and layout it causes, forced.
+  instrumentation. A view method's time includes the Plotly calls it makes synchronously. The
+  topology is SVG (no Plotly): its `render` (arrows and packets put in as markup) and
+  `_arrows` (where they go), and the packets' `Element.animate` calls; the flight itself runs
+  in the browser's animation ticks, which the main-thread totals count. The buffer grid is HTML
+  too: its render includes the style and layout it causes, forced.
 
 Median and p90 over the steps, for ring, double binary tree and hierarchical allreduce on 64
 ranks, and ring on a phone-sized viewport. The lab's own `performance.measure("lab:step")`
@@ -25,6 +28,8 @@ from __future__ import annotations
 
 import os
 import statistics
+
+from bench.common import process_tree
 
 STEPS = 40
 PHONE = {"width": 390, "height": 844}
@@ -91,8 +96,9 @@ INSTRUMENT = """() => {
   };
   const role = (gd) => (gd && gd.dataset && gd.dataset.role) || 'plot';
   for (const fn of ['react', 'newPlot', 'restyle', 'relayout', 'update', 'animate']) {
-    wrap(Plotly, fn, (_, args) => `Plotly.${fn}(${role(args[0])})`);
+    if (window.Plotly) wrap(Plotly, fn, (_, args) => `Plotly.${fn}(${role(args[0])})`);
   }
+  wrap(Element.prototype, 'animate', 'Element.animate (packets)');
   const render = V.Views.prototype.render;
   V.Views.prototype.render = function (...args) {
     return render.apply(this, args).finally(() => { log.done += 1; });
@@ -123,11 +129,14 @@ def renderer_cpu_ms() -> dict[int, float]:
 
     Task durations are wall time: on a loaded machine they count the time the thread waited
     for a core. The main thread's CPU time does not, at the kernel's tick (10 ms) resolution,
-    so it is summed over all the steps of a case and divided by their number.
+    so it is summed over all the steps of a case and divided by their number. Only this
+    process's own browser counts (its descendants): another Chromium on the machine (a test
+    run beside the bench) would add its renderers' time to every step.
     """
     total = {}
+    ours = set(process_tree(os.getpid()))
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) not in ours:
             continue
         try:
             with open(f"/proc/{entry.name}/cmdline", "rb") as f:

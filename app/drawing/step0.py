@@ -10,18 +10,23 @@ from app.collectives import Trace
 from .grid import GOAL_OUTLINES, goal_cells, grid
 from .topology import topology
 
-__all__ = ["GOAL_OUTLINES", "goal_cells", "picture"]
+__all__ = ["GOAL_OUTLINES", "goal_cells", "picture", "summary"]
 
 
 def picture(trace: Trace, theme: str = "light") -> dict:
     """Both views of a run at step 0, and what they say in words."""
-    chunks = len(trace.chunks)
     return {
-        "topology": topology(trace, theme),
+        "topology": topology(trace),
         "grid": grid(trace, theme),
-        "summary": (
-            f"{trace.ranks} ranks before the first step; "
-            f"{sum(1 for m in trace.initial_holdings.values() if m)} of "
-            f"{trace.ranks * chunks} (rank, chunk) cells hold data"
-        ),
+        "summary": summary(trace),
     }
+
+
+def summary(trace: Trace) -> str:
+    """The run before its first step, in words: the pictures' text alternative."""
+    chunks = len(trace.chunks)
+    return (
+        f"{trace.ranks} ranks before the first step; "
+        f"{sum(1 for m in trace.initial_holdings.values() if m)} of "
+        f"{trace.ranks * chunks} (rank, chunk) cells hold data"
+    )

@@ -3,7 +3,14 @@
 boxes and tree titles, in SVG coordinates (y down).
 
 Sizes that the view fixes in pixels (disc size, label spacing) are worked out for a nominal box
-of `BOX_PX`; the picture then scales with its box, keeping one scale on both axes.
+of `BOX_PX`; the picture then scales with its box, keeping one scale on both axes, so nothing in
+it moves relative to anything else when the box is resized. The same picture is the live view:
+the browser adds each step's arrows and packets to it (static/js/lab-topology.js), sizing them in
+nominal pixels (`px`, `r`, written on the <svg> as data-px and data-r).
+
+It holds no colour: discs, lines and text take theirs from CSS classes and custom properties
+(static/css/lab.css, the rank tones from templates/base.html), so a theme switch needs no new
+markup and the picture is the same for both themes.
 """
 
 from __future__ import annotations
@@ -13,7 +20,6 @@ import math
 from app.collectives import Trace
 
 from .geometry import geometry, is_round
-from .palette import rank_tone
 
 BOX_PX = (400, 320)  # width, height: an embed's topology box in a 760 × 520 frame
 MARGIN_PX = 8  # the views' plot margin
@@ -91,7 +97,17 @@ def _segment(a: dict, b: dict) -> dict:
     }  # fmt: skip
 
 
-def topology(trace: Trace, theme: str) -> dict:
+def _hover(node: dict, topo: dict) -> str:
+    """A disc's hover text: its rank, and its node or tree when the picture has them."""
+    text = f"rank {node['rank']}"
+    if topo.get("kind") == "hierarchical":
+        text += f" · node {node['rank'] // topo['ranks_per_node']}"
+    if node.get("tree") is not None:
+        text += f" · tree {node['tree'] + 1}"
+    return text
+
+
+def topology(trace: Trace) -> dict:
     """The topology view at step 0: SVG coordinates (y down) and sizes in plot units."""
     geo = geometry(trace.topology, trace.ranks)
     xr, yr = _ranges(geo)
@@ -105,11 +121,16 @@ def topology(trace: Trace, theme: str) -> dict:
         "view_box": " ".join(str(_n(v)) for v in (xr[0], -yr[1], xr[1] - xr[0], yr[1] - yr[0])),
         "r": _n(node_px / 2 / ppu),
         "px": _n(1 / ppu),  # one pixel of the nominal box, in plot units
-        "tone": rank_tone(theme),
         "inside": inside,
         "edge_px": 1 if trace.ranks > 32 else 1.5,
         "nodes": [
-            {"rank": n["rank"], "x": _n(n["x"]), "y": _n(-n["y"]), "tree": n.get("tree")}
+            {
+                "rank": n["rank"],
+                "x": _n(n["x"]),
+                "y": _n(-n["y"]),
+                "tree": n.get("tree"),
+                "title": _hover(n, trace.topology),
+            }
             for n in nodes
         ],
         "edges": [_segment(nodes[a], nodes[b]) for a, b in geo["edges"]],

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from app.collectives import Step, Trace
 
 from . import serialize
+from .topology_svg import topology_svg
 
 OPS = {"copy": 0, "reduce": 1}
 
@@ -63,8 +64,12 @@ def initial_state(trace: Trace) -> list[list]:
 
 
 def start(trace: Trace) -> dict:
-    """`sim_start`: serialize's, with the initial cells in the compact form."""
-    return serialize.start(trace, cells=initial_state)
+    """`sim_start`: serialize's, with the initial cells in the compact form, and the topology's
+    picture as markup (`layout.topology_svg`, app/web/topology_svg.py): the view the browser
+    animates, drawn once, here."""
+    out = serialize.start(trace, cells=initial_state)
+    out["layout"]["topology_svg"] = topology_svg(trace)
+    return out
 
 
 def step(trace: Trace, s: Step, narration: str) -> dict:

@@ -1,25 +1,16 @@
 // The pieces of the topology view's arrows (CollectiveLab.views.arrows): a step's transfers
-// grouped into messages, the polylines and packets drawn for them, and the scatter traces that
-// hold them. Plain functions of their inputs; lab-topology.js decides where each arrow goes.
+// grouped into messages, the polylines and packets drawn for them, and their SVG markup. Plain
+// functions of their inputs; lab-topology.js decides where each arrow goes. Sizes are in nominal
+// pixels (the picture's own, app/drawing/topology.py) times `px`, the plot units of one of them.
 (function (global) {
   "use strict";
-  const V = global.CollectiveLab.views;
+  const CL = global.CollectiveLab;
+  const V = CL.views;
 
-  // One arrow: a polyline added to the trace of its colour, op and width, with its head (a
-  // marker size, 0 for none) on the last point.
-  function addArrow(groups, style, xs, ys, head, hover) {
-    const key = `${style.color}|${style.op}|${style.width}`;
-    let grp = groups.get(key);
-    if (!grp) {
-      grp = Object.assign({}, style, { x: [], y: [], size: [], text: [] });
-      groups.set(key, grp);
-    }
-    xs.forEach((x, i) => {
-      grp.x.push(x); grp.y.push(ys[i]);
-      grp.size.push(i === xs.length - 1 ? head : 0);
-      grp.text.push(hover);
-    });
-    grp.x.push(null); grp.y.push(null); grp.size.push(0); grp.text.push("");
+  // One arrow: a polyline of its colour, op and width, with its head (a length in nominal
+  // pixels, 0 for none) on the last point, and its hover text.
+  function addArrow(arrows, style, xs, ys, head, hover) {
+    arrows.push(Object.assign({}, style, { xs, ys, head, hover }));
   }
 
   // Runs of consecutive circle positions present in `at` (position → item), in order; a full
@@ -55,15 +46,15 @@
     return messages;
   }
 
-  // From the rim of a's disc (radius r) to the rim of b's: ends, length, and the unit normal to
-  // the right of travel.
+  // From the rim of a's disc (radius r) to the rim of b's: ends, length, and a unit normal to
+  // the travel (each direction of a pair bows to its own side).
   function segment(a, b, r) {
     const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
     const ux = dx / len, uy = dy / len;
     return { len, nx: uy, ny: -ux, sx: a.x + ux * r, sy: a.y + uy * r, ex: b.x - ux * r, ey: b.y - uy * r };
   }
 
-  // The segment bowed `bend` to its right: a quadratic Bézier curve in `segs` pieces.
+  // The segment bowed `bend` to its side: a quadratic Bézier curve in `segs` pieces.
   function bow(line, bend, segs) {
     const { sx, sy, ex, ey } = line;
     const cx = (sx + ex) / 2 + line.nx * bend * 2, cy = (sy + ey) / 2 + line.ny * bend * 2;
@@ -78,31 +69,39 @@
 
   // A chunk in flight along `line`.
   function addPacket(packets, line, color) {
-    packets.x0.push(line.sx); packets.y0.push(line.sy); packets.x1.push(line.ex); packets.y1.push(line.ey);
-    packets.color.push(color);
+    packets.push({ x0: line.sx, y0: line.sy, x1: line.ex, y1: line.ey, color });
   }
 
-  // The scatter trace of one group of arrows: dashed for a copy, solid for a reduce.
-  function arrowTrace(grp, dense) {
-    return {
-      type: "scatter", mode: dense ? "lines" : "lines+markers", opacity: dense ? 0.35 : 1, x: grp.x, y: grp.y, hoverinfo: "text", text: grp.text,
-      line: { color: grp.color, width: grp.width, dash: grp.op === "copy" ? "dash" : "solid" },
-      marker: { size: grp.size, color: grp.color, symbol: "arrow", angleref: "previous", line: { width: 0 } },
-    };
+  const num = (v) => Math.round(v * 1e4) / 1e4; // plot units to four decimals, as the server's
+
+  // One arrow as an SVG group: its hover text as a <title>, the shaft (dashed for a copy, solid
+  // for a reduce) and the head, a triangle whose tip is the polyline's last point.
+  function arrowMarkup(a, px) {
+    const n = a.xs.length - 1;
+    const xs = a.xs.slice(), ys = a.ys.slice();
+    const w = a.width * px;
+    let head = "";
+    if (a.head > 0) {
+      const len = a.head * px, half = len * 0.42;
+      const dx = xs[n] - xs[n - 1], dy = ys[n] - ys[n - 1], d = Math.hypot(dx, dy) || 1;
+      const ux = dx / d, uy = dy / d, bx = xs[n] - ux * len, by = ys[n] - uy * len;
+      head = `<path class="head" fill="${a.color}" d="M${num(xs[n])},${num(ys[n])}L${num(bx - uy * half)},${num(by + ux * half)}L${num(bx + uy * half)},${num(by - ux * half)}Z"/>`;
+      xs[n] -= ux * len * 0.6; ys[n] -= uy * len * 0.6; // the shaft ends under the head
+    }
+    const d = "M" + xs.map((x, i) => `${num(x)},${num(ys[i])}`).join("L");
+    const dash = a.op === "copy" ? ` stroke-dasharray="${num(Math.max(3, 3 * a.width) * px)} ${num(Math.max(3, 2.4 * a.width) * px)}"` : "";
+    return `<g class="arrow" data-op="${a.op}" stroke="${a.color}"><title>${CL.escapeHtml(a.hover)}</title>`
+      + `<path class="shaft" d="${d}" stroke-width="${num(w)}"${dash}/>${head}</g>`;
   }
 
-  // The packets fly on axes of their own, laid exactly over the plot's: Plotly animates every
-  // scatter trace on the axes of the traces it moves, so on the plot's own axes each frame of
-  // a flight would rewrite every arrow, rank and label too.
-  function withFlightAxes(layout) {
-    return Object.assign({}, layout, {
-      xaxis2: { overlaying: "x", matches: "x", visible: false, fixedrange: true },
-      yaxis2: { overlaying: "y", matches: "y", visible: false, fixedrange: true },
-    });
+  // The packets of a flight at their senders, as HTML dots over the picture: `at(x, y)` is a
+  // point of the picture in the layer's pixels.
+  function packetMarkup(packets, at) {
+    return packets.map((p) => {
+      const [left, top] = at(p.x0, p.y0);
+      return `<i style="left:${left.toFixed(1)}px;top:${top.toFixed(1)}px;background:${p.color}"></i>`;
+    }).join("");
   }
 
-  // An arrow trace with nothing in it: a slot this step does not use.
-  function emptyArrows() { return { x: [], y: [], text: [], marker: { size: [] } }; }
-
-  V.arrows = { addArrow, stretches, pieces, messagesOf, segment, bow, addPacket, arrowTrace, withFlightAxes, emptyArrows };
+  V.arrows = { addArrow, stretches, pieces, messagesOf, segment, bow, addPacket, arrowMarkup, packetMarkup };
 })(window);

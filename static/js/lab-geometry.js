@@ -1,8 +1,9 @@
 // Where each rank of a run sits comes from the server: sim_start's layout.geometry
-// (app/drawing/geometry.py, docs/lab.md § Payloads), the same nodes the embed paints as its
-// first picture. CollectiveLab.views.geometry(run) adds the two lookups the arrows need:
-// nodeOf(rank, peer), the node that draws `rank` in its link to `peer` (in two trees, the tree
-// that joins them), and linkKind(a, b), "intra"/"inter" node for a hierarchical run, else null.
+// (app/drawing/geometry.py, docs/lab.md § Payloads), the same nodes the topology's SVG draws
+// (layout.topology_svg). CollectiveLab.views.geometry(run) gives them in the SVG's coordinates
+// (y down) with the two lookups the arrows need: nodeOf(rank, peer), the node that draws `rank`
+// in its link to `peer` (in two trees, the tree that joins them), and linkKind(a, b),
+// "intra"/"inter" node for a hierarchical run, else null.
 (function (global) {
   "use strict";
   const V = global.CollectiveLab.views;
@@ -28,8 +29,8 @@
     const parents = topo.kind === "trees" ? topo.parents : null;
     const g = topo.kind === "hierarchical" ? topo.ranks_per_node || run.p : null;
     return {
-      kind: sent.kind, nodes: sent.nodes, edges: sent.edges, foldEdges: sent.fold_edges, boxes: sent.boxes,
-      labels: sent.labels.map((l) => Object.assign({}, l)), // the view places each title (l.x)
+      kind: sent.kind,
+      nodes: sent.nodes.map((n) => ({ rank: n.rank, x: n.x, y: -n.y })), // y down, as the SVG
       unit: sent.unit,
       nodeOf: parents ? byTree(parents, run.p) : byRank(sent.nodes),
       linkKind: g ? (a, b) => (Math.floor(a / g) === Math.floor(b / g) ? "intra" : "inter") : () => null,

@@ -117,12 +117,9 @@
         // A plot that is hidden, has no box, or has left the page (a tab switched away, the
         // content replaced) waits: Plotly refuses to resize it, and the observer calls again
         // once it is shown.
+        // (The topology is an SVG with a viewBox: it follows its box by itself.)
         if (!el._fullLayout || !isDisplayed(el)) continue;
-        global.Plotly.Plots.resize(el).then(() => {
-          if (el !== this.topology.el || !isDisplayed(el)) return;
-          this.topology.resize(); // node sizes and labels follow the new scale
-          this.topology.render(0);
-        });
+        global.Plotly.Plots.resize(el);
       }
     }
 
@@ -130,7 +127,7 @@
       this.run = run;
       this.dirty.clear();
       for (const el of this.root.querySelectorAll('[data-role="empty"]')) el.hidden = true;
-      for (const el of this.root.querySelectorAll('[data-role="step0"]')) el.remove(); // drawn now by Plotly
+      for (const el of this.root.querySelectorAll('[data-role="step0"]')) el.remove(); // the buffer's first picture: lab-buffer.js builds its live grid
       this.facts = V.facts(run, this.catalog);
       this.topology.reset(run);
       this.buffer.reset(run, this.facts);

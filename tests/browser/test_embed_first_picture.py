@@ -63,18 +63,21 @@ STATIC_PICTURE = f"""() => {{
           label: svg.getAttribute("aria-label"), gridLabel: grid.getAttribute("aria-label")}};
 }}"""
 
+# The live topology is the first picture itself, kept (the one <svg> in its box, the same
+# element the HTML held: `kept`), with the layers the script adds, empty at step 0.
 LIVE_PICTURE = f"""() => {{
-  const topo = document.querySelector('[data-role="topology"]');
-  const edge = topo.data[0];  // then folds, arrows, the nodes (the trace that hovers "rank k")
-  const node = topo.data.find((t) => Array.isArray(t.hovertext) && /^rank /.test(t.hovertext[0]));
-  const nodes = node.x.map((x, i) => [Number(node.text[i]), x, node.y[i]]);
-  const edges = [];
-  for (let i = 0; i + 1 < edge.x.length; i += 3) {{
-    edges.push([edge.x[i], edge.y[i], edge.x[i + 1], edge.y[i + 1]]);
-  }}
+  const svgs = document.querySelectorAll('[data-role="topology"] svg');
+  const svg = svgs[0];
+  const nodes = [...svg.querySelectorAll(".s0-nodes circle")].map((c) =>
+    [Number(c.dataset.rank), Number(c.getAttribute("cx")), -Number(c.getAttribute("cy"))]);
+  const edges = [...svg.querySelectorAll(".s0-edges line")].map((l) =>
+    [l.x1, l.y1, l.x2, l.y2].map((a, i) => (i % 2 ? -1 : 1) * a.baseVal.value));
+  const topology = {{svgs: svgs.length, kept: svg === window.firstTopology,
+    layers: svg.parentNode.querySelectorAll(".t-arrows, .t-packets").length,
+    marks: svg.parentNode.querySelectorAll(".t-arrows > *, .t-packets > *").length}};
   const grid = document.querySelector('[data-role="buffer-grid"]');
   const box = {BOX};
-  return {{nodes, edges, ...({GRID})(grid), boxes: [box("topology"), box("buffer")],
+  return {{nodes, edges, ...({GRID})(grid), boxes: [box("topology"), box("buffer")], topology,
           left: document.querySelectorAll('[data-role="step0"]').length}};
 }}"""
 
@@ -105,12 +108,18 @@ def test_the_first_picture_is_what_the_views_draw_at_step_0(live_server, no_js_p
     no_js_page.goto(live_server.url + path)
     static = no_js_page.evaluate(STATIC_PICTURE)
     page.set_viewport_size({"width": 760, "height": 520})  # as the picture without scripts
+    # The HTML's own <svg>, noted before any script runs, to tell whether the view kept it.
+    page.add_init_script(
+        """document.addEventListener("DOMContentLoaded", () => { window.firstTopology =
+          document.querySelector('[data-role="topology"] svg'); });"""
+    )
     page.goto(live_server.url + path)
     page.wait_for_function(
         "() => document.querySelector('[data-role=player]').dataset.drawnStep === '0'"
         " && document.querySelector('[data-role=buffer]').dataset.drawnStep === '0'"
     )
     drawn = page.evaluate(LIVE_PICTURE)
+    assert drawn["topology"] == {"svgs": 1, "kept": True, "layers": 2, "marks": 0}
     assert close(static["nodes"], drawn["nodes"])  # the same ranks in the same places
     assert close(undirected(static["edges"]), undirected(drawn["edges"]))
     assert static["cells"] == drawn["cells"]  # same count in every rank × chunk cell

@@ -218,13 +218,15 @@ def test_an_out_of_range_element_count_snaps_to_the_limit_before_running(live_se
 
 
 NODE_POSITIONS = """() => {
-  const el = document.querySelector('.lab [data-role="topology"]');
-  const nodes = el.data.find(
-    (t) => Array.isArray(t.hovertext) && String(t.hovertext[0]).startsWith('rank '));
+  const svg = document.querySelector('.lab [data-role="topology"] svg[data-role="topology-svg"]');
   const at = {};
-  nodes.hovertext.forEach((h, i) => { at[Number(h.split(' ')[1])] = [nodes.x[i], nodes.y[i]]; });
-  const boxes = el.layout.shapes.map(
-    (s) => [(s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2, s.x1 - s.x0, s.y1 - s.y0]);
+  for (const c of svg.querySelectorAll('.s0-nodes circle')) {
+    at[Number(c.dataset.rank)] = [Number(c.getAttribute('cx')), -Number(c.getAttribute('cy'))];
+  }
+  const boxes = [...svg.querySelectorAll('rect.s0-box')].map((r) => {
+    const [x, y, w, h] = ['x', 'y', 'width', 'height'].map((k) => Number(r.getAttribute(k)));
+    return [x + w / 2, -(y + h / 2), w, h];
+  });
   return { at, boxes };
 }"""
 

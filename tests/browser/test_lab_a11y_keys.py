@@ -247,22 +247,21 @@ def test_axe_finds_nothing_in_the_sentences_and_tables(live_server, browser, the
         context.close()
 
 
-# The transition time of every Plotly animation: the chunk flights, and the frames with no
-# transition that put each step's arrows on the plot and clear the landed chunks.
+# The duration of every chunk flight: the topology moves each packet with the Web Animations
+# API (Element.animate), one call per chunk in flight.
 SPY = """() => { window.flights = [];
-  const animate = Plotly.animate;
-  Plotly.animate = function (gd, frames, opts) {
-    window.flights.push(opts && opts.transition ? opts.transition.duration : null);
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (keyframes, options) {
+    window.flights.push(typeof options === "number" ? options : options.duration);
     return animate.apply(this, arguments);
   }; }"""
 
 
 def play_and_watch(page, live_server) -> list:
-    """Play the 4-rank ring at 1x to its end; return the transition durations Plotly was given."""
+    """Play the 4-rank ring at 1x to its end; return the durations of the chunks' flights."""
     doc = simulate(live_server, RING)
     total = doc["total_steps"]
     open_lab(page, live_server, {**RING, "speed": 2}, total)
-    page.wait_for_function("() => window.Plotly && Plotly.animate")
     page.evaluate(SPY)
     page.locator('.player [data-role="play"]').click()
     expect(page.locator(COUNTER)).to_have_text(f"step {total} of {total}", timeout=60_000)

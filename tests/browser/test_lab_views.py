@@ -104,7 +104,7 @@ TABS = """<!doctype html><title>wiki</title><link rel="icon" href="data:,">
 
 PLOT_FITS = """() => {
   const el = document.querySelector('[data-role="topology"]');
-  const svg = el.querySelector('svg.main-svg');
+  const svg = el.querySelector('svg[data-role="topology-svg"]');
   return svg !== null && Math.abs(svg.getBoundingClientRect().width - el.clientWidth) <= 2;
 }"""
 
@@ -136,16 +136,16 @@ def test_an_embed_in_a_hidden_tab_logs_no_error_and_refits_when_shown(live_serve
 
 TREE_TITLES = """() => {
   const el = document.querySelector('.lab [data-role="topology"]');
+  const svg = el.querySelector('svg[data-role="topology-svg"]');
   const box = (e) => { const r = e.getBoundingClientRect();
     return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
-  const titles = [...el.querySelectorAll('.annotation-text')]
+  const titles = [...svg.querySelectorAll(':scope > text')]
     .filter((t) => /^tree \\d$/.test(t.textContent))
     .map((t) => ({text: t.textContent, box: box(t)}));
-  const labels = [...el.querySelectorAll('.scatterlayer .textpoint text')]
-    .filter((t) => t.textContent !== '')
+  const labels = [...svg.querySelectorAll('.s0-ranks text, g.s0-muted text')]
     .map((t) => ({text: 'label ' + t.textContent, box: box(t)}));
-  const ranks = [...el.querySelectorAll('.scatterlayer .points path.point')]
-    .map((p) => ({text: 'marker', box: box(p)})).filter((p) => p.box.width > 0);
+  const ranks = [...svg.querySelectorAll('.s0-nodes circle')]
+    .map((c) => ({text: 'disc ' + c.dataset.rank, box: box(c)})).filter((p) => p.box.width > 0);
   return {titles, others: labels.concat(ranks), plot: box(el)};
 }"""
 
@@ -153,6 +153,7 @@ TREE_TITLES = """() => {
 def assert_tree_titles_clear(page, ranks: int) -> None:
     drawn = page.evaluate(TREE_TITLES)
     assert [t["text"] for t in drawn["titles"]] == ["tree 1", "tree 2"]
+    assert any(o["text"].startswith("disc") for o in drawn["others"])
     plot = drawn["plot"]
     for title in drawn["titles"]:
         box = title["box"]
@@ -161,44 +162,53 @@ def assert_tree_titles_clear(page, ranks: int) -> None:
         assert hits == [], f"{ranks} ranks: {title['text']} overlaps {hits}"
 
 
+def settle(page) -> None:
+    """Wait for two frames: the browser has laid the page out at its new size."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 @pytest.mark.parametrize(
     ("viewport", "resized"), [(DESKTOP, PHONE), (PHONE, DESKTOP)], ids=["desktop", "phone"]
 )
 def test_tree_titles_overlap_no_rank_or_label(live_server, page, viewport, resized):
+    """Drawn at one width and seen at another (a phone turned, a window widened), the tree
+    titles stay clear of every disc and label: the picture is one viewBox, scaled whole."""
     for ranks in (4, 8, 32, 64):  # side by side while narrow, stacked once wide
         query = f"collective=allreduce&algorithm=double_binary_tree&ranks={ranks}&speed=8"
         run_lab(page, live_server, query, viewport)
         show_step(page, 1)
         assert_tree_titles_clear(page, ranks)
-    page.set_viewport_size(resized)  # the plot refits: titles move with the new scale
-    page.wait_for_function(PLOT_FITS)
-    page.wait_for_timeout(400)
-    assert_tree_titles_clear(page, 64)
+        before = page.evaluate(TREE_TITLES)["plot"]
+        page.set_viewport_size(resized)
+        page.wait_for_function(PLOT_FITS)
+        settle(page)
+        assert page.evaluate(TREE_TITLES)["plot"]["width"] != before["width"]
+        assert_tree_titles_clear(page, ranks)
     assert page.console_errors == []
 
 
 # ---- C: ring arrows at 64 ranks are few and large enough to read; at 8 every transfer has one
 
+# Each arrow of the step on screen: its hover text, its length from the start of its shaft to
+# the tip of its head and the head's length, in screen pixels.
 ARROWS = """() => {
-  const el = document.querySelector('.lab [data-role="topology"]');
-  const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
-  const arrows = [];
-  for (const t of el.data) {
-    if (!t.marker || t.marker.symbol !== 'arrow') continue;
-    let cur = null;
-    t.x.forEach((x, i) => {
-      if (x === null || t.y[i] === null) { cur = null; return; }
-      if (!cur) { cur = {points: [], head: 0, text: t.text[i]}; arrows.push(cur); }
-      cur.points.push([xa.l2p(x) + xa._offset, ya.l2p(t.y[i]) + ya._offset]);
-      const size = Array.isArray(t.marker.size) ? t.marker.size[i] : t.marker.size;
-      cur.head = Math.max(cur.head, size || 0);
-    });
-  }
-  return arrows.map((a) => ({
-    text: a.text, head: a.head,
-    length: a.points.slice(1).reduce(
-      (s, p, i) => s + Math.hypot(p[0] - a.points[i][0], p[1] - a.points[i][1]), 0),
-  }));
+  const svg = document.querySelector('.lab [data-role="topology"] svg[data-role="topology-svg"]');
+  const scale = svg.getScreenCTM().a;  // screen pixels per plot unit
+  return [...svg.querySelectorAll('.t-arrows .arrow')].map((g) => {
+    const shaft = g.querySelector('.shaft'), head = g.querySelector('.head');
+    const end = shaft.getPointAtLength(shaft.getTotalLength());
+    let tip = end, headLength = 0;
+    if (head) {
+      const [t, b1, b2] = head.getAttribute('d').slice(1, -1).split('L')
+        .map((p) => p.split(',').map(Number));
+      tip = {x: t[0], y: t[1]};
+      headLength = Math.hypot(t[0] - (b1[0] + b2[0]) / 2, t[1] - (b1[1] + b2[1]) / 2) * scale;
+    }
+    return {
+      text: g.querySelector('title').textContent, head: headLength,
+      length: (shaft.getTotalLength() + Math.hypot(tip.x - end.x, tip.y - end.y)) * scale,
+    };
+  });
 }"""
 
 PAIR = re.compile(r"(?=r(\d+) → r(\d+))")  # overlapping, so "r0 → r1 → r2" names two pairs
@@ -249,15 +259,15 @@ DRAWN_COLOURS = """() => {
   const topo = document.querySelector('.lab [data-role="topology"]');
   const bars = document.querySelector('.lab [data-role="rank-bytes"]');
   const list = (c) => (Array.isArray(c) ? c : [c]);
-  const nodes = topo.data.find(
-    (t) => Array.isArray(t.hovertext) && String(t.hovertext[0]).startsWith('rank '));
-  const arrows = topo.data.filter((t) => t.marker && t.marker.symbol === 'arrow');
+  const discs = [...topo.querySelectorAll('.s0-nodes circle')]
+    .map((c) => getComputedStyle(c).fill);
+  const arrows = [...topo.querySelectorAll('.t-arrows .arrow')]
+    .map((g) => g.getAttribute('stroke'));
   const swatches = (role) => [...document.querySelectorAll(`[data-role="${role}"] .dot`)]
     .map((d) => getComputedStyle(d).backgroundColor);
   return {
-    ranks: [...list(nodes.marker.color), ...swatches('legend-ranks'),
-            ...list(bars.data[0].marker.color)],
-    chunks: [...swatches('legend-chunks'), ...arrows.map((t) => t.line.color)],
+    ranks: [...discs, ...swatches('legend-ranks'), ...list(bars.data[0].marker.color)],
+    chunks: [...swatches('legend-chunks'), ...arrows],
   };
 }"""
 

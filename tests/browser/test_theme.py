@@ -60,6 +60,21 @@ def grid_colours(page) -> dict:
     return page.evaluate(GRID_COLOURS)
 
 
+# The rank discs' fill in each theme (app/drawing/palette.py RANK_TONES), as computed styles.
+LIGHT_DISC = "rgb(228, 230, 234)"  # #E4E6EA
+DARK_DISC = "rgb(47, 51, 59)"  # #2F333B
+DISC_FILLS = """() => [...document.querySelectorAll('[data-role="topology"] .s0-nodes circle')]
+  .map((c) => getComputedStyle(c).fill)"""
+TOPOLOGY_SVG = 'document.querySelector(\'[data-role="topology"] svg[data-role="topology-svg"]\')'
+
+ARROW_COLOURS = """() => [...document.querySelectorAll('.t-arrows .arrow')]
+  .map((g) => g.getAttribute('stroke'))"""
+
+
+def disc_fills(page) -> set[str]:
+    return set(page.evaluate(DISC_FILLS))
+
+
 def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     open_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=4&speed=4")
     assert theme(page) == "light"
@@ -68,10 +83,12 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     page.wait_for_function(
         "() => document.querySelector('[data-role=player]').dataset.drawnStep === '5'"
     )
-    assert plot_font(page, "topology") == LIGHT_FG
     grid_before = grid_colours(page)
     assert grid_before["labels"] == grid_before["fg"] != DARK_FG_RGB
     assert grid_before["changed"] == grid_before["accent"]  # the step's changed cells
+    assert disc_fills(page) == {LIGHT_DISC}
+    page.evaluate(f"{TOPOLOGY_SVG}.dataset.before = 'switch'")
+    arrows = page.evaluate(ARROW_COLOURS)
 
     page.click(TOGGLE)
     assert theme(page) == "dark"
@@ -80,7 +97,12 @@ def test_the_lab_switches_theme_in_place_and_remembers_it(live_server, page):
     assert grid_after["labels"] == grid_after["fg"] == DARK_FG_RGB  # the grid's ink follows
     assert grid_after["changed"] == grid_after["accent"] != grid_before["changed"]
     assert grid_after["cells"] == grid_before["cells"] and grid_after["step"] == "5"
-    assert plot_font(page, "topology") == DARK_FG
+    # The discs are recoloured by the page's CSS: the same picture, no new markup.
+    assert disc_fills(page) == {DARK_DISC}
+    assert page.evaluate(f"{TOPOLOGY_SVG}.dataset.before") == "switch"
+    # The arrows are redrawn in the dark theme's chunk colours (its black is the page's ink).
+    dark_arrows = page.evaluate(ARROW_COLOURS)
+    assert len(dark_arrows) == len(arrows) > 0
     page.locator('.lab [data-role="traffic"]').scroll_into_view_if_needed()  # drawn once seen
     page.wait_for_function(
         "() => document.querySelector('.lab [data-role=\"traffic\"]').dataset.drawnStep === '5'"
@@ -162,10 +184,7 @@ def test_a_lessons_live_frames_switch_theme_without_reloading(page, course_serve
     calc.wait_for_function(
         f"() => document.querySelector('.calc-chart')._fullLayout.font.color === '{DARK_FG}'"
     )
-    lab.wait_for_function(
-        "() => document.querySelector('[data-role=topology]')._fullLayout.font.color"
-        f" === '{DARK_FG}'"
-    )
+    lab.wait_for_function(f"() => ({DISC_FILLS})().every((fill) => fill === '{DARK_DISC}')")
     assert lab.locator('[data-role="counter"]').inner_text().startswith("step 3 of ")
     assert calc.locator("input[name=ranks]").input_value() == "32"
     assert navigations == [], "switching theme must not reload the frames"

@@ -82,6 +82,15 @@ def test_the_topology_is_drawn_with_y_down_and_a_disc_per_rank_in_each_tree():
     assert all(x < n["x"] < x + w and y < n["y"] < y + h for n in t["nodes"])
 
 
+def test_the_topology_is_the_same_in_both_themes_and_names_each_disc():
+    trace = simulate("allreduce", "hierarchical", ranks=8, elements=8, ranks_per_node=4)
+    light, dark = picture(trace, "light")["topology"], picture(trace, "dark")["topology"]
+    assert light == dark  # colours come from the page's CSS (templates/base.html)
+    assert [n["title"] for n in light["nodes"]][3:5] == ["rank 3 · node 0", "rank 4 · node 1"]
+    trees = picture(simulate("allreduce", "double_binary_tree", ranks=4, elements=4))["topology"]
+    assert trees["nodes"][5]["title"] == "rank 1 · tree 2"
+
+
 def test_the_layout_sends_the_pictures_goal_cells_and_none_past_the_outline_limit():
     small = simulate("sendrecv", "pipeline", ranks=4, elements=16)
     assert {tuple(c) for c in serialize.layout(small)["goal"]} == goals(picture(small)["grid"])

@@ -15,6 +15,7 @@ from app.collectives.narration import narrate
 from app.web import settings
 from app.web.extensions import socketio
 from app.web.live import sockets
+from app.web.topology_svg import topology_svg
 from tests.web import compact_form
 
 RING8 = {"collective": "allreduce", "algorithm": "ring", "ranks": 8, "elements": 64}
@@ -90,6 +91,7 @@ def test_sim_start_describes_the_run_before_any_step(app, socket_client):
     assert layout["buffer_length"] == 64
     assert layout["chunk_source"] == [None] * 8 and layout["chunk_dest"] == [None] * 8
     trace = simulate("allreduce", "ring", ranks=8, elements=64, op="max", seed=3)
+    assert layout["topology_svg"] == topology_svg(trace)  # the picture the view animates
     assert len(start["initial_state"]) == 64  # every rank holds its own copy of every chunk
     first = start["initial_state"][9]  # rank 1, chunk 1: elements 8..11 of rank 1's input
     assert first == {

@@ -1,0 +1,136 @@
+"""The topology view in real Chromium, as SVG: each step's arrows are its transfers (one per
+chunk of a message up to four, coloured by chunk, dashed for a copy), a 64-rank ring's arrows
+run along its circle, and the chunks fly as packets that are gone once they land."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+
+import pytest
+
+from app.collectives import simulate
+from app.drawing.palette import MANY_CHUNKS, chunk_color
+from tests.browser.test_lab_views import DESKTOP, run_lab, show_step
+
+pytestmark = pytest.mark.browser
+
+FAN = 4  # static/js/lab-topology.js: a message of more chunks is one neutral arrow
+
+# Every arrow on screen: its hover text, colour, op and whether its shaft is dashed; the
+# points of its shaft in plot units.
+DRAWN = """() => {
+  const svg = document.querySelector('.lab [data-role="topology"] svg[data-role="topology-svg"]');
+  return [...svg.querySelectorAll('.t-arrows .arrow')].map((g) => {
+    const shaft = g.querySelector('.shaft');
+    const points = shaft.getAttribute('d').slice(1).split('L').map((p) => p.split(',').map(Number));
+    return {text: g.querySelector('title').textContent, color: g.getAttribute('stroke'),
+            op: g.dataset.op, dashed: shaft.hasAttribute('stroke-dasharray'), points};
+  });
+}"""
+
+HOVER = re.compile(r"^r(\d+) → r(\d+) · (?:chunk (\w+)|(\d+) chunks \(.*\)) · (copy|reduce)")
+
+
+def label(chunk: int) -> str:
+    return chr(65 + chunk) if chunk < 26 else f"C{chunk}"
+
+
+def expected_arrows(step) -> list[tuple]:
+    """(src, dst, chunk label or None, op, colour, dashed) for each arrow the step should draw."""
+    messages = defaultdict(list)
+    for t in step.transfers:
+        messages[(t.src, t.dst, t.op)].append(t.chunk)
+    out = []
+    for (src, dst, op), chunks in messages.items():
+        if len(chunks) > FAN:
+            out.append((src, dst, None, op, MANY_CHUNKS["light"], op == "copy"))
+        else:
+            out += [(src, dst, label(c), op, chunk_color(c), op == "copy") for c in chunks]
+    return sorted(out, key=str)
+
+
+def drawn_arrows(page) -> list[tuple]:
+    out = []
+    for a in page.evaluate(DRAWN):
+        m = HOVER.match(a["text"])
+        assert m, a["text"]
+        src, dst, chunk, _, op = m.groups()
+        assert a["op"] == op
+        out.append((int(src), int(dst), chunk, op, a["color"], a["dashed"]))
+    return sorted(out, key=str)
+
+
+@pytest.mark.parametrize(
+    ("query", "steps"),
+    [
+        ("collective=allreduce&algorithm=ring&ranks=8&elements=64", (1, 8)),  # reduce, then copy
+        ("collective=allreduce&algorithm=double_binary_tree&ranks=8&elements=64", (1, 5)),
+        (
+            "collective=allreduce&algorithm=hierarchical&ranks=8&ranks_per_node=4&elements=64",
+            (1, 4),
+        ),
+        (
+            "collective=allgather&algorithm=recursive_doubling&ranks=16&elements=64",
+            (1, 4),
+        ),  # 8 chunks: grey
+        ("collective=broadcast&algorithm=binomial_tree&ranks=8&elements=64", (1, 3)),
+    ],
+    ids=["ring", "two-trees", "hierarchical", "hypercube", "binomial"],
+)
+def test_the_arrows_of_a_step_are_its_transfers(live_server, page, query, steps):
+    run_lab(page, live_server, query + "&speed=8")
+    params = dict(p.split("=") for p in query.split("&"))
+    kwargs = {k: int(v) for k, v in params.items() if k in ("ranks", "elements", "ranks_per_node")}
+    trace = simulate(params["collective"], params["algorithm"], **kwargs)
+    for step in steps:
+        show_step(page, step)
+        assert drawn_arrows(page) == expected_arrows(trace.steps[step - 1]), step
+    show_step(page, 0)
+    assert page.evaluate(DRAWN) == []  # before the first step: no arrow
+    assert page.console_errors == []
+
+
+def test_a_64_rank_ring_draws_its_arrows_along_the_circle(live_server, page):
+    """Neighbours 3 px apart get arcs just inside the circle (radius 1), not bow-ties."""
+    run_lab(page, live_server, "collective=allreduce&algorithm=ring&ranks=64&speed=8")
+    trace = simulate("allreduce", "ring", ranks=64, elements=64)
+    for step in (1, 64):
+        show_step(page, step)
+        arrows = page.evaluate(DRAWN)
+        assert 4 <= len(arrows) <= 24
+        for a in arrows:
+            radii = [math.hypot(x, y) for x, y in a["points"]]
+            assert 0.85 < min(radii) and max(radii) < 1, a["text"]
+            assert max(radii) - min(radii) < 1e-3, "an arc of the circle, not a chord"
+            assert a["dashed"] == (trace.steps[step - 1].transfers[0].op == "copy")
+    assert page.console_errors == []
+
+
+PACKETS = """() => [...document.querySelectorAll('.lab .t-packets i')]
+  .map((c) => getComputedStyle(c).backgroundColor)"""
+
+
+def rgb(colour: str) -> str:
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def test_the_chunks_fly_as_packets_and_are_gone_once_landed(live_server, page):
+    # At 1x a step lasts a second and its chunks fly for 550 ms.
+    query = "collective=allreduce&algorithm=ring&ranks=8&elements=64&speed=1"
+    run_lab(page, live_server, query, DESKTOP)
+    page.click('.player [data-role="forward"]')  # the step's chunks fly from sender to receiver
+    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length > 0")
+    flying = page.evaluate(PACKETS)
+    drawn = page.evaluate("document.querySelector('[data-role=player]').dataset.drawnStep")
+    step = simulate("allreduce", "ring", ranks=8, elements=64).steps[int(drawn) - 1]
+    assert sorted(flying) == sorted(rgb(chunk_color(t.chunk)) for t in step.transfers)
+    moving = page.evaluate(
+        "() => document.querySelector('.lab .t-packets i').getAnimations().length"
+    )
+    assert moving == 1
+    page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length === 0")
+    assert len(page.evaluate(DRAWN)) == len(step.transfers)  # the arrows stay
+    assert page.console_errors == []
