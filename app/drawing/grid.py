@@ -74,7 +74,7 @@ def _frame(trace: Trace) -> dict:
     }
 
 
-def grid(trace: Trace, theme: str) -> dict:
+def grid(trace: Trace) -> dict:
     """The buffer grid at step 0: rows of cells, equal neighbours merged into one span."""
     frame = _frame(trace)
     cols, top, gaps = frame["cols"], frame["top"], frame["gaps"]
@@ -90,7 +90,7 @@ def grid(trace: Trace, theme: str) -> dict:
                 continue
             cells.append(_cell(c, z[r][c], key[1], top))
         rows.append([_styled(cell) for cell in cells])
-    return {**frame, "rows": rows, "theme": theme}
+    return {**frame, "rows": rows}
 
 
 def live(trace: Trace) -> dict:

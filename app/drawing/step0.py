@@ -13,11 +13,12 @@ from .topology import topology
 __all__ = ["GOAL_OUTLINES", "goal_cells", "picture", "summary"]
 
 
-def picture(trace: Trace, theme: str = "light") -> dict:
-    """Both views of a run at step 0, and what they say in words."""
+def picture(trace: Trace) -> dict:
+    """Both views of a run at step 0, and what they say in words; the same in either theme
+    (colours come from the page's CSS)."""
     return {
         "topology": topology(trace),
-        "grid": grid(trace, theme),
+        "grid": grid(trace),
         "summary": summary(trace),
     }
 

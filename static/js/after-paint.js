@@ -1,5 +1,5 @@
 // Loads a page's scripts once the browser has painted what its HTML holds (the embed's first
-// picture, drawn on the server), so that 1.5 MB of plotly.js never delays that paint.
+// picture, drawn on the server), so that no script delays that paint.
 //
 // <script src="after-paint.js" data-scripts='["/static/…", …]' defer>: the scripts run in the
 // order listed, as plain <script> tags would. A frame's callback runs before its paint and a

@@ -4,7 +4,7 @@
 // after painting it (after-paint.js). Nothing more happens until the embed is seen: an iframe
 // below the fold of a lesson or a wiki page neither connects nor plays (autoplay included)
 // before the reader scrolls to it. Then it connects, asks for its simulation (autoplay decides
-// whether it also plays), and the Plotly views replace the picture in place. It resumes a run
+// whether it also plays), and the live views take over the picture in place. It resumes a run
 // that a dropped connection cut off, loops on the steps it already has when asked to, and
 // follows the page's theme. The views, player and client are wired as in the lab
 // (lab-session.js).

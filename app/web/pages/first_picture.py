@@ -28,7 +28,7 @@ KEEP = 32  # recent pictures: a 64 × 64 grid's is about 20 kB of Python objects
 
 
 class _Recent:
-    """A small thread-safe LRU of pictures, keyed by run parameters and theme."""
+    """A small thread-safe LRU of pictures, keyed by run parameters."""
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -51,10 +51,9 @@ class _Recent:
 _recent = _Recent(KEEP)
 
 
-def first_picture(p: SimParams, theme: str) -> dict | None:
+def first_picture(p: SimParams) -> dict | None:
     """Return the run's step-0 picture (app.drawing.step0.picture), or None when busy."""
-    key = (p, theme)
-    drawn = _recent.get(key)
+    drawn = _recent.get(p)
     if drawn is not None:
         return drawn
     admitted = current_app.extensions["lab_admission"]
@@ -69,10 +68,10 @@ def first_picture(p: SimParams, theme: str) -> dict | None:
     try:
         with lanes.slot(ticket.small):
             trace = simulate(**p.simulate_kwargs())
-            drawn = picture(trace, theme)
+            drawn = picture(trace)
             if cache.enabled and not cache.holds(p):
                 cache.put(p, encode_run(trace))
     finally:
         admitted.release(ticket)
-    _recent.put(key, drawn)
+    _recent.put(p, drawn)
     return drawn

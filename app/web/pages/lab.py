@@ -292,5 +292,5 @@ def embed(collective: str, algorithm: str):
         theme_fixed=True,  # the host page chose it (?theme=); the reader's toggle is not shown
         lab_url=lab_url,
         narrate=narrate,
-        step0=first_picture(state, theme),
+        step0=first_picture(state),
     )
