@@ -1,0 +1,106 @@
+"""One rank of a sweep: `python -m app.measure.worker` under mpiexec; rank 0 prints JSON lines.
+
+Line one is {"kind": "info", ...} (the MPI library and the rank count), then one
+{"kind": "row", ...} per size as soon as that size is done, so a reader can stream them.
+Per size and per placement (out of place, then in place, as nccl-tests): `warmup` untimed calls,
+then `iters` timed ones; the time is the mean per call, the maximum over ranks (nccl-tests'
+"avg over iters, max over ranks"). Then one more call on fresh input is checked against the
+numpy answer; #wrong is the number of differing elements summed over ranks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import operations as ops
+
+CORRUPT_ENV = "COLLECTIVE_LAB_MEASURE_CORRUPT"  # test-only: rank 0 spoils this many elements
+
+
+def timed(comm, mpi, collective: str, count: int, warmup: int, iters: int, in_place: bool):
+    """Return the mean seconds per call on this rank."""
+    bufs = ops.buffers(collective, count, comm.Get_size(), comm.Get_rank(), in_place)
+    for _ in range(warmup):
+        ops.call(comm, mpi, collective, bufs, in_place)
+    comm.Barrier()
+    start = time.perf_counter()
+    for _ in range(iters):
+        ops.call(comm, mpi, collective, bufs, in_place)
+    return (time.perf_counter() - start) / iters
+
+
+def wrong_here(comm, mpi, collective: str, count: int, in_place: bool, corrupt: int) -> int:
+    """Run once on fresh input and return how many of this rank's elements are wrong."""
+    rank, ranks = comm.Get_rank(), comm.Get_size()
+    bufs = ops.buffers(collective, count, ranks, rank, in_place)
+    ops.call(comm, mpi, collective, bufs, in_place)
+    want = ops.expected(collective, count, ranks, rank)
+    if want is None:
+        return 0
+    got = bufs.result(collective, count, in_place)
+    if rank == 0 and corrupt:
+        got[: min(corrupt, got.size)] += 1.0
+    return int(np.count_nonzero(got != want))
+
+
+def measure(comm, mpi, collective: str, size: int, warmup: int, iters: int, corrupt: int):
+    """Return one table row for `size` (only rank 0's is complete)."""
+    ranks = comm.Get_size()
+    count = ops.element_count(collective, size, ranks)
+    redop, root = ops.labels(collective)
+    row = {"kind": "row", "size": ops.size_of(collective, count, ranks), "count": count}
+    row.update(type="float", redop=redop, root=root)
+    for placement, in_place in (("out_of_place", False), ("in_place", True)):
+        mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
+        wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
+        row[placement] = {
+            "time_s": comm.allreduce(mine, op=mpi.MAX),
+            "wrong": comm.allreduce(wrong, op=mpi.SUM),
+        }
+    return row
+
+
+def emit(record: dict) -> None:
+    """Print one JSON line and flush it, so the launcher sees it now."""
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m app.measure.worker")
+    p.add_argument("collective", choices=ops.SCALED + ops.ROOTED + ("allreduce", "sendrecv"))
+    p.add_argument("--sizes", required=True, help="comma-separated sizes in bytes")
+    p.add_argument("-w", "--warmup", type=int, default=1)
+    p.add_argument("-n", "--iters", type=int, default=20)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from mpi4py import MPI  # here, not at import: the launcher and tests import this module
+
+    comm = MPI.COMM_WORLD
+    corrupt = int(os.environ.get(CORRUPT_ENV, "0") or 0)
+    if comm.Get_rank() == 0:
+        emit(
+            {
+                "kind": "info",
+                "mpi_library": MPI.Get_library_version().strip(),
+                "ranks": comm.Get_size(),
+            }
+        )
+    for size in (int(s) for s in args.sizes.split(",")):
+        row = measure(comm, MPI, args.collective, size, args.warmup, args.iters, corrupt)
+        if comm.Get_rank() == 0:
+            emit(row)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
