@@ -12,6 +12,10 @@ def with_bandwidths(raw: dict, collective: str, ranks: int) -> dict:
     row = {key: raw[key] for key in ("size", "count", "type", "redop", "root")}
     for placement in PLACEMENTS:
         timing = raw[placement]
+        if timing.get("time_s") is None:  # MPICH refused the forced algorithm for this call
+            row[placement] = {"time_us": None, "algbw_gbs": None, "busbw_gbs": None}
+            row[placement].update(wrong=None, error=timing.get("error", "not run"))
+            continue
         seconds = float(timing["time_s"])
         row[placement] = {
             "time_us": seconds * 1e6,
@@ -25,4 +29,5 @@ def with_bandwidths(raw: dict, collective: str, ranks: int) -> dict:
 def average_busbw(rows: list[dict]) -> float:
     """Return nccl-tests' "Avg bus bandwidth": the mean busbw over every row and placement."""
     values = [row[p]["busbw_gbs"] for row in rows for p in PLACEMENTS]
+    values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else 0.0

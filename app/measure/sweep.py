@@ -37,11 +37,13 @@ def sweep(
     on_row: Callable[[dict], None] = lambda row: None,
     cancelled: Callable[[], bool] = lambda: False,
     extra_env: dict[str, str] | None = None,
+    on_start: Callable[[dict], None] = lambda machine: None,
 ) -> dict:
     """Run `config`; return {config, machine, rows, avg_busbw_gbs, status, warnings, error}.
 
     status is "done", "failed", "timeout" or "cancelled"; rows holds what finished either way.
-    `extra_env` adds environment variables for the ranks (tests use it).
+    `extra_env` adds environment variables for the ranks (tests use it); `on_start` gets the
+    machine's description once the ranks are up (the CLI prints its header then).
     """
     reason = missing(config.backend)
     if reason:
@@ -52,6 +54,7 @@ def sweep(
     def on_record(record: dict) -> None:
         if record.get("kind") == "info":
             machine["library"] = record.get("library") or record.get("mpi_library", "")
+            on_start(machine)
         elif record.get("kind") == "row":
             row = with_bandwidths(record, config.collective, config.ranks)
             rows.append(row)

@@ -57,13 +57,25 @@ def measure(comm, mpi, collective: str, size: int, warmup: int, iters: int, corr
     row = {"kind": "row", "size": ops.size_of(collective, count, ranks), "count": count}
     row.update(type="float", redop=redop, root=root)
     for placement, in_place in (("out_of_place", False), ("in_place", True)):
-        mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
-        wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
+        try:
+            mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
+            wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
+        except mpi.Exception as error:  # a forced algorithm MPICH cannot run for this call
+            row[placement] = {"time_s": None, "wrong": None, "error": mpich_reason(error)}
+            continue
         row[placement] = {
             "time_s": comm.allreduce(mine, op=mpi.MAX),
             "wrong": comm.allreduce(wrong, op=mpi.SUM),
         }
     return row
+
+
+def mpich_reason(error: Exception) -> str:
+    """Return the line of MPICH's error stack that says why (its last line), without the frame."""
+    last = str(error).strip().splitlines()[-1]
+    if "algorithm is not usable" in last:  # MPICH cuts this line short: say it whole
+        return "MPICH cannot run the forced algorithm for this call"
+    return last.split(":", 1)[-1].strip()
 
 
 def emit(record: dict) -> None:
