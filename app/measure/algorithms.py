@@ -55,10 +55,13 @@ CATALOG_MATCH: dict[tuple[str, str], str] = {
 def cvar_environment(collective: str, algorithm: str | None) -> dict[str, str]:
     """Return the environment that makes MPICH use `algorithm` for `collective` ({} for auto).
 
-    COLLECTIVE_FALLBACK=error: an algorithm MPICH cannot run for these arguments fails loudly
-    instead of quietly running MPICH's own choice under the forced name.
+    COLLECTIVE_FALLBACK=print: where MPICH cannot run the forced algorithm (MPICH's own calls
+    at start-up, a count below the rank count, a non-power-of-two rank count) it says so on
+    stderr and runs its own choice; the worker looks for those words per size (a row's `fallback`),
+    so a time is never shown under a name that did not run. With `error` one start-up call
+    would end the whole run.
     """
     if not algorithm:
         return {}
     name = f"MPIR_CVAR_{CVAR_COLLECTIVE[collective]}_INTRA_ALGORITHM"
-    return {name: algorithm, "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}
+    return {name: algorithm, "MPIR_CVAR_COLLECTIVE_FALLBACK": "print"}

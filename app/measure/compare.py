@@ -57,7 +57,8 @@ def compare(config: MeasureConfig, on_result: Callable[[str, dict], None] = lamb
     """Run MPICH's own choice, then each algorithm, within config's one time limit.
 
     Returns {config, fit, fit_error, algorithms: [{name, catalog, steps, status, error,
-    times_us: {size: µs}, predicted_us: {size: µs}}], sizes, winners: {size: name}}.
+    times_us: {size: µs or None}, fallback_sizes, predicted_us: {size: µs}}], sizes,
+    winners: {size: name}, model_winners: {size: name}}.
     """
     deadline = time.monotonic() + config.time_limit_s
     runs = {}
@@ -81,7 +82,12 @@ def _summary(config: MeasureConfig, runs: dict, fit: Fit | None, fit_error: str)
     entries = []
     for name, run in runs.items():
         catalog_name = CATALOG_MATCH.get((config.collective, name))
-        times = {r["size"]: r["out_of_place"]["time_us"] for r in run["rows"]}
+        # A size where MPICH ran its own choice instead is not this algorithm's time.
+        times = {
+            r["size"]: None if r["out_of_place"].get("fallback") else r["out_of_place"]["time_us"]
+            for r in run["rows"]
+        }
+        fell_back = [r["size"] for r in run["rows"] if r["out_of_place"].get("fallback")]
         entries.append(
             {
                 "name": name,
@@ -90,6 +96,7 @@ def _summary(config: MeasureConfig, runs: dict, fit: Fit | None, fit_error: str)
                 "status": run["status"],
                 "error": run["error"],
                 "times_us": times,
+                "fallback_sizes": fell_back,
                 "predicted_us": {
                     s: predicted_us(config.collective, catalog_name, config.ranks, s, fit)
                     for s in sizes

@@ -101,9 +101,12 @@ class MeasureConfig:
         if self.backend != "mpi":
             raise ValueError("algorithm: only the mpi backend can force an algorithm")
         names = MPICH_ALGORITHMS[self.collective]
+        if not names:
+            raise ValueError(f"algorithm: {self.collective} has none to choose (auto only)")
         if self.algorithm not in names:
-            allowed = ", ".join(names) if names else "none for this collective"
-            raise ValueError(f"algorithm: {self.algorithm!r} is not one of auto, {allowed}")
+            raise ValueError(
+                f"algorithm: {self.algorithm!r} is not one of auto, {', '.join(names)}"
+            )
 
     def as_dict(self) -> dict:
         """Return the config as plain JSON-ready data."""

@@ -92,27 +92,37 @@ def run(
 
     status: "done", "failed" (non-zero exit), "timeout" or "cancelled".
     """
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         command(config),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=environment(config, extra_env),
         start_new_session=True,
-    )
-    lines: queue.Queue = queue.Queue()
-    errors: list[str] = []
-    threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
-    err_reader = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)
-    err_reader.start()
-    status = _follow(proc, lines, on_record, cancelled, time.monotonic() + config.time_limit_s)
-    if status in ("timeout", "cancelled"):
-        _kill_group(proc)
-    returncode = proc.wait()
-    err_reader.join(timeout=5)
+    ) as proc:  # closes both pipes on the way out
+        lines: queue.Queue = queue.Queue()
+        errors: list[str] = []
+        readers = [
+            threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True),
+            threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + config.time_limit_s
+        status = _follow(proc, lines, on_record, cancelled, deadline)
+        if status in ("timeout", "cancelled"):
+            _kill_group(proc)
+        returncode = proc.wait()
+        for reader in readers:
+            reader.join(timeout=5)
     if status == "done" and returncode != 0:
         status = "failed"
-    return {"status": status, "returncode": returncode, "stderr": "".join(errors)[-4000:]}
+    return {
+        "status": status,
+        "returncode": returncode,
+        "stderr": "".join(errors)[-4000:],
+        "process_group": proc.pid,  # gone by now: tests check that nothing of it is left
+    }
 
 
 def _follow(proc, lines: queue.Queue, on_record, cancelled, deadline: float) -> str:

@@ -46,6 +46,9 @@ def compare_lines(summary: dict) -> list[str]:
         )
         if e["status"] != "done":
             lines.append(f"#     {_last_line(e['error'])}")
+        if e["fallback_sizes"]:
+            sizes = ", ".join(human_bytes(s) for s in e["fallback_sizes"])
+            lines.append(f"#     MPICH could not run it (ran its own choice, n/a) at: {sizes}")
     for title, column, winners in (
         ("measured (us)", "times_us", summary["winners"]),
         ("cost model with the fitted alpha, beta (us)", "predicted_us", summary["model_winners"]),

@@ -22,6 +22,7 @@ def with_bandwidths(raw: dict, collective: str, ranks: int) -> dict:
             "algbw_gbs": algbw_gbs(row["size"], seconds) or 0.0,
             "busbw_gbs": busbw_gbs(collective, ranks, row["size"], seconds) or 0.0,
             "wrong": int(timing["wrong"]),
+            "fallback": bool(timing.get("fallback", False)),
         }
     return row
 

@@ -65,6 +65,14 @@ def footer(result: dict) -> list[str]:
         lines.append(f"# Stopped ({result['status']}): " + _first_line(result["error"]))
     refused = {row[p].get("error") for row in result["rows"] for p in PLACEMENTS} - {None}
     lines += [f"# n/a: {reason}" for reason in sorted(refused)]
+    for p in PLACEMENTS:
+        fell = [str(row["size"]) for row in result["rows"] if row[p].get("fallback")]
+        if fell:
+            algorithm = result["machine"]["algorithm"]
+            lines.append(
+                f"# fallback ({p.replace('_', '-')}): MPICH could not run {algorithm} "
+                f"and ran its own choice at sizes {', '.join(fell)}"
+            )
     return [*lines, "#"]
 
 

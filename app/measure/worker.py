@@ -11,9 +11,11 @@ numpy answer; #wrong is the number of differing elements summed over ranks.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -21,6 +23,7 @@ import numpy as np
 from . import operations as ops
 
 CORRUPT_ENV = "COLLECTIVE_LAB_MEASURE_CORRUPT"  # test-only: rank 0 spoils this many elements
+FALLBACK_SAYS = "cannot be applied"  # MPICH: "Allreduce ring cannot be applied."
 
 
 def timed(comm, mpi, collective: str, count: int, warmup: int, iters: int, in_place: bool):
@@ -58,16 +61,47 @@ def measure(comm, mpi, collective: str, size: int, warmup: int, iters: int, corr
     row.update(type="float", redop=redop, root=root)
     for placement, in_place in (("out_of_place", False), ("in_place", True)):
         try:
-            mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
-            wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
+            with stderr_captured() as said:
+                mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
+                wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
         except mpi.Exception as error:  # a forced algorithm MPICH cannot run for this call
             row[placement] = {"time_s": None, "wrong": None, "error": mpich_reason(error)}
             continue
         row[placement] = {
             "time_s": comm.allreduce(mine, op=mpi.MAX),
             "wrong": comm.allreduce(wrong, op=mpi.SUM),
+            # MPICH set the forced algorithm aside for its own (one rank says so, per call)
+            "fallback": comm.allreduce(int(FALLBACK_SAYS in said[0]), op=mpi.SUM) > 0,
         }
     return row
+
+
+@contextlib.contextmanager
+def stderr_captured():
+    """Collect what the process (MPICH's C code included) writes to fd 2 in the block.
+
+    MPICH says "... cannot be applied." when COLLECTIVE_FALLBACK=print sets a forced algorithm
+    aside: the only sign of which algorithm really ran. The rest is passed on to stderr.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    said: list[str] = []
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            said.append(sink.read().decode("utf-8", "replace"))
+    rest = [line for line in said[0].splitlines() if not _about_fallback(line)]
+    if rest:
+        sys.stderr.write("\n".join(rest) + "\n")
+
+
+def _about_fallback(line: str) -> bool:
+    return FALLBACK_SAYS in line or "algorithm is not usable" in line
 
 
 def mpich_reason(error: Exception) -> str:
