@@ -53,7 +53,7 @@ def sweep(
 
     def on_record(record: dict) -> None:
         if record.get("kind") == "info":
-            machine["library"] = record.get("library") or record.get("mpi_library", "")
+            machine["library"] = record.get("library", "")
             on_start(machine)
         elif record.get("kind") == "row":
             row = with_bandwidths(record, config.collective, config.ranks)

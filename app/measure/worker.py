@@ -1,6 +1,6 @@
 """One rank of a sweep: `python -m app.measure.worker` under mpiexec; rank 0 prints JSON lines.
 
-Line one is {"kind": "info", ...} (the MPI library and the rank count), then one
+Line one is {"kind": "info", ...} (the library and the rank count), then one
 {"kind": "row", ...} per size as soon as that size is done, so a reader can stream them.
 Per size and per placement (out of place, then in place, as nccl-tests): `warmup` untimed calls,
 then `iters` timed ones; the time is the mean per call, the maximum over ranks (nccl-tests'
@@ -26,52 +26,72 @@ CORRUPT_ENV = "COLLECTIVE_LAB_MEASURE_CORRUPT"  # test-only: rank 0 spoils this 
 FALLBACK_SAYS = "cannot be applied"  # MPICH: "Allreduce ring cannot be applied."
 
 
-def timed(comm, mpi, collective: str, count: int, warmup: int, iters: int, in_place: bool):
+class MpiRanks:
+    """This process's view of the ranks through mpi4py: what `measure` needs of a backend."""
+
+    def __init__(self, comm, mpi) -> None:
+        self.comm, self.mpi = comm, mpi
+        self.rank, self.ranks = comm.Get_rank(), comm.Get_size()
+        self.errors: tuple[type[BaseException], ...] = (mpi.Exception,)
+        self.library = mpi.Get_library_version().strip()
+
+    def call(self, collective: str, bufs: ops.Buffers, in_place: bool) -> None:
+        ops.call(self.comm, self.mpi, collective, bufs, in_place)
+
+    def barrier(self) -> None:
+        self.comm.Barrier()
+
+    def max(self, value: float) -> float:
+        return self.comm.allreduce(value, op=self.mpi.MAX)
+
+    def sum(self, value: int) -> int:
+        return self.comm.allreduce(value, op=self.mpi.SUM)
+
+
+def timed(ranks, collective: str, count: int, warmup: int, iters: int, in_place: bool) -> float:
     """Return the mean seconds per call on this rank."""
-    bufs = ops.buffers(collective, count, comm.Get_size(), comm.Get_rank(), in_place)
+    bufs = ops.buffers(collective, count, ranks.ranks, ranks.rank, in_place)
     for _ in range(warmup):
-        ops.call(comm, mpi, collective, bufs, in_place)
-    comm.Barrier()
+        ranks.call(collective, bufs, in_place)
+    ranks.barrier()
     start = time.perf_counter()
     for _ in range(iters):
-        ops.call(comm, mpi, collective, bufs, in_place)
+        ranks.call(collective, bufs, in_place)
     return (time.perf_counter() - start) / iters
 
 
-def wrong_here(comm, mpi, collective: str, count: int, in_place: bool, corrupt: int) -> int:
+def wrong_here(ranks, collective: str, count: int, in_place: bool, corrupt: int) -> int:
     """Run once on fresh input and return how many of this rank's elements are wrong."""
-    rank, ranks = comm.Get_rank(), comm.Get_size()
-    bufs = ops.buffers(collective, count, ranks, rank, in_place)
-    ops.call(comm, mpi, collective, bufs, in_place)
-    want = ops.expected(collective, count, ranks, rank)
+    bufs = ops.buffers(collective, count, ranks.ranks, ranks.rank, in_place)
+    ranks.call(collective, bufs, in_place)
+    want = ops.expected(collective, count, ranks.ranks, ranks.rank)
     if want is None:
         return 0
     got = bufs.result(collective, count, in_place)
-    if rank == 0 and corrupt:
+    if ranks.rank == 0 and corrupt:
         got[: min(corrupt, got.size)] += 1.0
     return int(np.count_nonzero(got != want))
 
 
-def measure(comm, mpi, collective: str, size: int, warmup: int, iters: int, corrupt: int):
+def measure(ranks, collective: str, size: int, warmup: int, iters: int, corrupt: int) -> dict:
     """Return one table row for `size` (only rank 0's is complete)."""
-    ranks = comm.Get_size()
-    count = ops.element_count(collective, size, ranks)
+    count = ops.element_count(collective, size, ranks.ranks)
     redop, root = ops.labels(collective)
-    row = {"kind": "row", "size": ops.size_of(collective, count, ranks), "count": count}
+    row = {"kind": "row", "size": ops.size_of(collective, count, ranks.ranks), "count": count}
     row.update(type="float", redop=redop, root=root)
     for placement, in_place in (("out_of_place", False), ("in_place", True)):
         try:
             with stderr_captured() as said:
-                mine = timed(comm, mpi, collective, count, warmup, iters, in_place)
-                wrong = wrong_here(comm, mpi, collective, count, in_place, corrupt)
-        except mpi.Exception as error:  # a forced algorithm MPICH cannot run for this call
+                mine = timed(ranks, collective, count, warmup, iters, in_place)
+                wrong = wrong_here(ranks, collective, count, in_place, corrupt)
+        except ranks.errors as error:  # e.g. a forced algorithm MPICH cannot run for this call
             row[placement] = {"time_s": None, "wrong": None, "error": mpich_reason(error)}
             continue
         row[placement] = {
-            "time_s": comm.allreduce(mine, op=mpi.MAX),
-            "wrong": comm.allreduce(wrong, op=mpi.SUM),
+            "time_s": ranks.max(mine),
+            "wrong": ranks.sum(wrong),
             # MPICH set the forced algorithm aside for its own (one rank says so, per call)
-            "fallback": comm.allreduce(int(FALLBACK_SAYS in said[0]), op=mpi.SUM) > 0,
+            "fallback": ranks.sum(int(FALLBACK_SAYS in said[0])) > 0,
         }
     return row
 
@@ -127,25 +147,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def run_sizes(ranks, argv: list[str] | None) -> int:
+    """Measure every size of the command line on `ranks`; rank 0 prints the JSON lines."""
     args = parser().parse_args(argv)
-    from mpi4py import MPI  # here, not at import: the launcher and tests import this module
-
-    comm = MPI.COMM_WORLD
     corrupt = int(os.environ.get(CORRUPT_ENV, "0") or 0)
-    if comm.Get_rank() == 0:
-        emit(
-            {
-                "kind": "info",
-                "mpi_library": MPI.Get_library_version().strip(),
-                "ranks": comm.Get_size(),
-            }
-        )
+    if ranks.rank == 0:
+        emit({"kind": "info", "library": ranks.library, "ranks": ranks.ranks})
     for size in (int(s) for s in args.sizes.split(",")):
-        row = measure(comm, MPI, args.collective, size, args.warmup, args.iters, corrupt)
-        if comm.Get_rank() == 0:
+        row = measure(ranks, args.collective, size, args.warmup, args.iters, corrupt)
+        if ranks.rank == 0:
             emit(row)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mpi4py import MPI  # here, not at import: the launcher and tests import this module
+
+    return run_sizes(MpiRanks(MPI.COMM_WORLD, MPI), argv)
 
 
 if __name__ == "__main__":
