@@ -1,7 +1,8 @@
 """Start a sweep's ranks as one process group, stream rank 0's JSON lines, stop it in bounds.
 
-The ranks run in their own session (process group), so a time limit or a cancel kills every
-rank and mpiexec's helpers at once, and what arrived until then is kept.
+At a time limit or a cancel the ranks are first asked to stop between two sizes (a file they
+look for), so MPI finalizes cleanly; ranks still busy after a grace period are killed as one
+process group (their own session), mpiexec's helpers included. What arrived is kept.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import queue
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -21,8 +23,10 @@ from .backends import mpiexec_path
 from .config import MeasureConfig, cores
 from .operations import element_count, size_of
 from .sizes import sweep_sizes
+from .worker import STOP_ENV
 
 POLL_S = 0.1  # how often a wait looks at the cancel flag and the clock
+STOP_GRACE_S = 2.0  # how long stopped ranks may take to finish their size before the kill
 
 
 def sizes_for(config: MeasureConfig) -> list[int]:
@@ -92,12 +96,19 @@ def run(
 
     status: "done", "failed" (non-zero exit), "timeout" or "cancelled".
     """
+    with tempfile.TemporaryDirectory(prefix="measure-") as scratch:
+        stop_file = os.path.join(scratch, "stop")
+        env = environment(config, {**(extra_env or {}), STOP_ENV: stop_file})
+        return _run(config, env, stop_file, on_record, cancelled)
+
+
+def _run(config: MeasureConfig, env: dict, stop_file: str, on_record, cancelled) -> dict:
     with subprocess.Popen(
         command(config),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environment(config, extra_env),
+        env=env,
         start_new_session=True,
     ) as proc:  # closes both pipes on the way out
         lines: queue.Queue = queue.Queue()
@@ -111,7 +122,7 @@ def run(
         deadline = time.monotonic() + config.time_limit_s
         status = _follow(proc, lines, on_record, cancelled, deadline)
         if status in ("timeout", "cancelled"):
-            _kill_group(proc)
+            _stop(proc, stop_file)
         returncode = proc.wait()
         for reader in readers:
             reader.join(timeout=5)
@@ -143,6 +154,16 @@ def _follow(proc, lines: queue.Queue, on_record, cancelled, deadline: float) -> 
             continue  # a library's own chatter on stdout
         if isinstance(record, dict):
             on_record(record)
+
+
+def _stop(proc: subprocess.Popen, stop_file: str) -> None:
+    """Ask the ranks to stop after the size they are on; kill them all if they do not soon."""
+    with open(stop_file, "w", encoding="utf-8"):
+        pass
+    try:
+        proc.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

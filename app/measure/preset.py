@@ -32,7 +32,7 @@ def preset_entry(fit: Fit, result: dict) -> dict:
     machine = result["machine"]
     how = (
         f"measured: {fit.collective} on {fit.ranks} ranks ({machine['backend']}, "
-        f"{(machine.get('library') or '').splitlines()[0] if machine.get('library') else '?'}, "
+        f"{_first_line(machine.get('library', ''))}, "
         f"MPICH algorithm {machine['algorithm']}), fitted on the {fit.algorithm} model's terms"
     )
     return {
@@ -46,6 +46,12 @@ def preset_entry(fit: Fit, result: dict) -> dict:
         "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "fit": fit.as_dict(),
     }
+
+
+def _first_line(text: str) -> str:
+    """Return the library's first line with its runs of spaces made one ("MPICH Version: 5")."""
+    lines = text.splitlines()
+    return " ".join(lines[0].split()) if lines else "unknown library"
 
 
 def save_preset(fit: Fit, result: dict, folder: Path | None = None) -> Path:

@@ -36,7 +36,7 @@ def header(result: dict) -> list[str]:
     `result` needs only config, machine and warnings: the CLI prints this before any row.
     """
     c, m = result["config"], result["machine"]
-    library = (m.get("library") or "unknown").splitlines()[0].strip()
+    library = " ".join((m.get("library") or "unknown").splitlines()[0].split())
     lines = [
         f"# Collective test: {c['collective']}  backend: {c['backend']}  ranks: {c['ranks']}  "
         f"algorithm: {m['algorithm']}",

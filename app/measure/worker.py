@@ -23,6 +23,7 @@ import numpy as np
 from . import operations as ops
 
 CORRUPT_ENV = "COLLECTIVE_LAB_MEASURE_CORRUPT"  # test-only: rank 0 spoils this many elements
+STOP_ENV = "COLLECTIVE_LAB_MEASURE_STOP"  # the launcher creates this file to stop the ranks
 FALLBACK_SAYS = "cannot be applied"  # MPICH: "Allreduce ring cannot be applied."
 
 
@@ -153,7 +154,12 @@ def run_sizes(ranks, argv: list[str] | None) -> int:
     corrupt = int(os.environ.get(CORRUPT_ENV, "0") or 0)
     if ranks.rank == 0:
         emit({"kind": "info", "library": ranks.library, "ranks": ranks.ranks})
+    stop_file = os.environ.get(STOP_ENV, "")
     for size in (int(s) for s in args.sizes.split(",")):
+        # Every rank agrees to stop between sizes, so MPI finalizes and frees its shared memory
+        # (a killed MPICH leaves its /dev/shm segment behind).
+        if ranks.sum(int(ranks.rank == 0 and bool(stop_file) and os.path.exists(stop_file))):
+            break
         row = measure(ranks, args.collective, size, args.warmup, args.iters, corrupt)
         if ranks.rank == 0:
             emit(row)
