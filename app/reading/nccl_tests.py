@@ -132,7 +132,7 @@ class Reading:
             text += f"; peak busbw {peak['busbw_gbs']:g} GB/s at {peak['size_bytes']:,} B ({where})"
         bad = len(self.inconsistent())
         if bad:
-            text += f"; {bad} measurement{'s' if bad > 1 else ''} fail the busbw check"
+            text += f"; {bad} measurement{'s fail' if bad > 1 else ' fails'} the busbw check"
         return text + "."
 
     def as_dict(self) -> dict:

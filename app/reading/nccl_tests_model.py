@@ -177,9 +177,14 @@ def compare(collective: str, points: list[dict], link: dict) -> tuple[str, str]:
             "protocol overhead: NCCL's LL and LL128 protocols spend 50% and 6% of each line on "
             "flags, and Simple's bulk copies wait on fences, below the wire's rate"
         )
+    at_largest = (
+        ""
+        if worst is largest
+        else f"; at {units.size(largest['size_bytes'])} it reaches {largest['ratio']:.0%} of the "
+        f"model's {units.bandwidth(largest['busbw_gbs'])}"
+    )
     return "short", (
         f"The measurement falls furthest short of the model at {units.size(worst['size_bytes'])} "
-        f"({worst['ratio']:.0%} of the model's busbw), likely {reason}; at "
-        f"{units.size(largest['size_bytes'])} it reaches {largest['ratio']:.0%} of the model's "
-        f"{units.bandwidth(largest['busbw_gbs'])} on {link['label']}."
+        f"({worst['ratio']:.0%} of the model's {units.bandwidth(worst['busbw_gbs'])} busbw on "
+        f"{link['label']}), likely {reason}{at_largest}."
     )

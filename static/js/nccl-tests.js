@@ -129,6 +129,7 @@
     const box = $("nccl-error");
     box.textContent = message;
     box.hidden = false;
+    $("nccl-result").hidden = true; // no chart of an earlier paste under the error
   }
 
   async function submit(event) {

@@ -36,7 +36,9 @@ def _inputs() -> dict:
             raise InputError('body must be a JSON object: {"output": "...", "preset": "..."}')
         unknown = sorted(str(k) for k in body if k not in FIELDS)
         if unknown:
-            raise InputError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
+            raise InputError(
+                f"unknown field '{unknown[0][:80]}'; the fields are {', '.join(FIELDS)}"
+            )
         return body
     try:
         text = request.get_data(as_text=False).decode("utf-8")
