@@ -207,11 +207,19 @@ def _split_row(rest: list[str], table: _Table) -> tuple[str | None, int | None, 
     return redop, root, numbers
 
 
-def _placements(numbers: list[str], table: _Table) -> list[list[str]]:
-    """Cut the measured columns into one group per placement (4 columns, or 8 per-iteration)."""
+def _placements(numbers: list[str], table: _Table) -> tuple[list | None, list | None, bool]:
+    """Cut the measured columns into (out-of-place, in-place) groups of 4 (8 per-iteration), and
+    say whether the row was cut short. One whole group alone is in-place (nccl-tests leaves the
+    out-of-place columns blank in trace replay); one whole group and a part is a cut row."""
     width = 8 if table.per_iteration or len(numbers) == 16 else 4
     groups = [numbers[i : i + width][:4] for i in range(0, len(numbers), width)]
-    return [g for g in groups if len(g) == 4][:2]
+    whole = [g for g in groups if len(g) == 4][:2]
+    cut = len(numbers) not in (width, 2 * width)
+    if len(whole) == 2:
+        return whole[0], whole[1], cut
+    if len(whole) == 1:
+        return (whole[0], None, True) if cut else (None, whole[0], False)
+    return None, None, True
 
 
 def parse(text: str, *, collective: str | None = None, ranks: int | None = None) -> Reading:
@@ -250,11 +258,11 @@ def parse(text: str, *, collective: str | None = None, ranks: int | None = None)
         if len(rows) >= MAX_ROWS:
             raise NcclTestsError(f"more than {MAX_ROWS} rows; paste one sweep at a time")
         redop, root, numbers = _split_row(m.group(4).split(), table)
-        groups = _placements(numbers, table)
-        if not groups or len(groups) == 1 and len(numbers) not in (4, 8):
-            truncated = True  # a row cut off mid-way: keep nothing half-read
-            continue
-        rows.append((int(m.group(1)), int(m.group(2)), m.group(3), redop, root, groups))
+        out_of_place, in_place, cut = _placements(numbers, table)
+        truncated = truncated or cut  # a row cut mid-way keeps only its whole placements
+        if out_of_place or in_place:
+            groups = [out_of_place, in_place]
+            rows.append((int(m.group(1)), int(m.group(2)), m.group(3), redop, root, groups))
     if not rows:
         raise NcclTestsError(
             "no nccl-tests rows found: expected lines such as "
@@ -281,11 +289,10 @@ def _reading(rows, hosts, binary, version, avg, table, truncated, collective, ra
         truncated=truncated,
     )
     for size, elements, dtype, redop, root, groups in rows:
-        placed = [_placement(g, size, name, count) for g in groups]
-        out_of_place, in_place = (placed + [None])[:2] if len(placed) == 2 else (None, placed[0])
+        out_of_place, in_place = (g and _placement(g, size, name, count) for g in groups)
         reading.rows.append(Row(size, elements, dtype, redop, root, out_of_place, in_place))
     if truncated:
-        reading.notes.append("the paste ends or breaks mid-row: incomplete rows were left out")
+        reading.notes.append("the paste ends or breaks mid-row: only whole placements were kept")
     if name is None:
         reading.notes.append("collective unknown: no *_perf name in the text; choose one")
     if count is None:
@@ -325,7 +332,8 @@ def _ranks_from_factor(collective: str | None, rows) -> int | None:
         "scatter",
     ):
         return None
-    best = max((g for *_, groups in rows for g in groups), key=lambda g: _float(g[1]) or 0.0)
+    placed = [g for *_, groups in rows for g in groups if g]
+    best = max(placed, key=lambda g: _float(g[1]) or 0.0)
     alg, bus = _float(best[1]), _float(best[2])
     if not alg or not bus or alg < 1.0:
         return None

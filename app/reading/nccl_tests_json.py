@@ -60,8 +60,8 @@ def _rows(results) -> list[tuple]:
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (size, count)
         ):
             raise NcclTestsError(f"results[{i}] needs whole numbers 'size' and 'count'")
-        groups = [g for g in (_group(r.get("out_of_place")), _group(r.get("in_place"))) if g]
-        if not groups:
+        groups = [_group(r.get("out_of_place")), _group(r.get("in_place"))]
+        if not any(groups):
             raise NcclTestsError(f"results[{i}] has neither 'out_of_place' nor 'in_place'")
         root = str(r.get("root", "")).strip()
         rows.append(

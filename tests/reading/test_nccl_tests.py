@@ -98,8 +98,10 @@ def test_rows_without_any_header_and_noise_lines_between():
     assert (r.ranks, len(r.rows), r.truncated) == (8, 11, True)
     assert r.peak() == {"busbw_gbs": 300.52, "size_bytes": 33554432, "placement": "in_place"}
     r = parse(fixture("h100pcie_2gpu_all_reduce.txt"))
-    assert (r.collective, r.ranks, len(r.rows)) == ("allreduce", 2, 2)  # NCCL INFO lines skipped
+    assert (r.collective, r.ranks, len(r.rows)) == ("allreduce", 2, 3)  # NCCL INFO lines skipped
     assert r.rows[1].out_of_place.time_us == 18535
+    last = r.rows[2]  # "... 36943 116.26 116.26 0 36917 116.34 116." : the in-place is cut
+    assert (last.out_of_place.busbw_gbs, last.in_place, r.truncated) == (116.26, None, True)
 
 
 def test_a_corrupted_busbw_is_flagged_and_the_rest_pass():
@@ -210,3 +212,15 @@ def test_across_nodes_the_model_takes_the_nics_of_a_node():
     assert link["bandwidth_gbs"] == 200.0  # min(300 NVLink, 8 × 25 HDR)
     assert link["latency_us"] == 2.7
     assert link_for("dgx_a100", ranks=8, nodes=None)["bandwidth_gbs"] == 300.0
+
+
+def test_an_h100_alltoall_cut_inside_its_last_column_keeps_the_whole_placement():
+    r = parse(fixture("h100_4gpu_alltoall_truncated.txt"))
+    assert (r.collective, r.ranks, r.nodes, r.version) == ("all_to_all", 4, 1, "2.17.8")
+    assert r.truncated and len(r.rows) == 1
+    row = r.rows[0]  # 524288000 32768000 float none -1 1174.14 446.53 334.90 0 1163.40 ... N
+    assert row.in_place is None
+    assert (row.out_of_place.time_us, row.out_of_place.busbw_gbs) == (1174.14, 334.90)
+    assert row.out_of_place.consistent  # 524288000 B / 1174.14 µs = 446.53; × 3/4 = 334.90
+    model = model_beside(r, "dgx_h100")
+    assert model["algorithm"] == "pairwise" and model["verdict"] == "short"
