@@ -179,6 +179,7 @@ class _Table:
 
     def read_header(self, line: str) -> bool:
         words = line.replace("#", " ").split()
+        words = words[words.index("size") :] if "size" in words else words  # after a prefix
         if words[:3] != ["size", "count", "type"]:
             return False
         self.seen = True

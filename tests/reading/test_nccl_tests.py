@@ -93,6 +93,14 @@ def test_launcher_prefixes_even_mid_row_are_dropped():
     assert r.peak()["busbw_gbs"] == 29.50
 
 
+def test_srun_and_open_mpi_line_prefixes_are_read_through():
+    lines = fixture("gb10_2node_all_reduce.txt").splitlines()
+    for prefix in ("0: ", "[1,0]<stdout>:", "spark-d708: "):
+        r = parse("\n".join(prefix + line for line in lines))
+        assert (r.collective, r.ranks, len(r.rows)) == ("allreduce", 2, 4), prefix
+        assert r.rows[3].in_place.busbw_gbs == 1.01 and r.inconsistent() == []
+
+
 def test_rows_without_any_header_and_noise_lines_between():
     r = parse(fixture("headerless_8gpu_all_reduce.txt"), collective="allreduce")
     assert (r.ranks, len(r.rows), r.truncated) == (8, 11, True)
