@@ -1,0 +1,1 @@
+"""Reading what real systems print: nccl-tests tables and NCCL logs."""
