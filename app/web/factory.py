@@ -21,6 +21,7 @@ def create_app(config: dict | None = None) -> Flask:
         template_folder=str(ROOT / "templates"),
     )
     _configure(app, config)
+    _add_measured_presets(app)
     _init_http(app)
     _init_socketio(app)
     return app
@@ -40,6 +41,18 @@ def _configure(app: Flask, config: dict | None) -> None:
     )
 
 
+def _add_measured_presets(app: Flask) -> None:
+    """Offer a saved "this machine" preset (from /measure or --save-preset) after a restart."""
+    from ..costs.hardware import MEASURED_FILE, add_measured
+
+    path = Path(app.instance_path) / MEASURED_FILE
+    if path.exists():
+        try:
+            add_measured(path)
+        except (ValueError, OSError) as error:  # a broken file must not stop the server
+            app.logger.warning("measured presets in %s not loaded: %s", path, error)
+
+
 def _init_http(app: Flask) -> None:
     """Register the blueprints and the middleware every HTTP response passes through."""
     from . import compression, errors, headers
@@ -47,10 +60,20 @@ def _init_http(app: Flask) -> None:
     from .api import nccl_tests as nccl_tests_api
     from .api import quiz as quiz_api
     from .guard import limits
-    from .pages import calculators, classroom, home, lab, lessons, nccl_tests, quiz, toolkit
+    from .pages import (
+        calculators,
+        classroom,
+        home,
+        lab,
+        lessons,
+        measure,
+        nccl_tests,
+        quiz,
+        toolkit,
+    )
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
-    pages = (home, lab, calculators, lessons, quiz, classroom, toolkit, nccl_tests)
+    pages = (home, lab, calculators, lessons, quiz, classroom, toolkit, nccl_tests, measure)
     apis = (simulate, costs, quiz_api, nccl_tests_api)
     for blueprint in (module.bp for module in pages + apis):
         app.register_blueprint(blueprint)
@@ -63,7 +86,7 @@ def _init_http(app: Flask) -> None:
 
 def _init_socketio(app: Flask) -> None:
     """Bind Socket.IO to `app`, then the lab's events and the bounds on every connection."""
-    from .live import bad_input, classroom, socket_json, sockets, transport, ws_compat
+    from .live import bad_input, classroom, measure, socket_json, sockets, transport, ws_compat
 
     ws_compat.apply()
     # The extension keeps the queue manager an earlier app made in its options and would hand
@@ -87,4 +110,5 @@ def _init_socketio(app: Flask) -> None:
     )
     sockets.init_app(app, socketio.server)  # this app's own server: see app/web/live/sockets.py
     classroom.init_app(app, socketio.server)  # the /class namespace (docs/classroom.md)
+    measure.init_app(app, socketio.server)  # the /measure namespace (docs/measure.md)
     transport.init_app(app, socketio.server)  # bounded websockets, packets and sessions
