@@ -1,0 +1,163 @@
+"""The /measure namespace (app/web/live/measure.py): real MPI runs, one at a time, cancel, bad
+input refused by name, no backend refused politely, and the fit saved as "this machine"."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from app import create_app
+from app.costs.hardware import HARDWARE, MEASURED_FILE
+from app.measure.backends import missing
+from app.measure.preset import PRESET_KEY
+from app.web.extensions import socketio
+from app.web.live import measure
+from tests.conftest import TEST_CONFIG, require
+
+NS = "/measure"
+TINY = {
+    "backend": "mpi",
+    "collective": "allreduce",
+    "ranks": 2,
+    "min_bytes": 8,
+    "max_bytes": 64,
+    "factor": 2,
+    "iters": 5,
+    "warmup": 1,
+}
+LONG = {**TINY, "max_bytes": 64 << 20, "iters": 1000}  # minutes unless cancelled
+
+
+@pytest.fixture
+def app(tmp_path):
+    kept = dict(HARDWARE)
+    yield create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path)})
+    HARDWARE.clear()
+    HARDWARE.update(kept)  # a saved "this machine" must not reach other tests
+
+
+@pytest.fixture
+def mpi():
+    require(missing("mpi") is None, f"mpi backend: {missing('mpi')}")
+
+
+def start(client, payload):
+    return client.emit("measure_start", payload, namespace=NS, callback=True)
+
+
+def events_until(client, last: str, timeout_s: float = 60) -> list[dict]:
+    """Return the events received up to `last` (measure_done or measure_error)."""
+    got: list[dict] = []
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        got += client.get_received(NS)
+        if any(e["name"] in ("measure_done", "measure_error") for e in got):
+            assert got[-1]["name"] == last, got[-1]
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"no {last} within {timeout_s} s")
+
+
+def test_a_real_run_streams_its_rows_then_the_result_and_the_model(app, mpi):
+    client = socketio.test_client(app, namespace=NS)
+    assert start(client, {**TINY, "preset": "pcie4"}) == {"ok": True, "warnings": []}
+    got = events_until(client, "measure_done")
+    rows = [e["args"][0] for e in got if e["name"] == "measure_row"]
+    assert [r["size"] for r in rows] == [8, 16, 32, 64]
+    assert all(r["out_of_place"]["wrong"] == 0 and r["out_of_place"]["busbw_gbs"] > 0 for r in rows)
+    done = got[-1]["args"][0]
+    assert done["result"]["status"] == "done" and done["result"]["rows"] == rows
+    assert (done["fit"] is None) == bool(done["fit_error"])  # 4 tiny sizes may not fit
+    preset = done["curves"][-1]
+    assert preset["name"] == f"model ({HARDWARE['pcie4'].label})"
+    assert [p["size"] for p in preset["points"]] == [8, 16, 32, 64]
+
+
+def test_one_measurement_at_a_time_and_only_its_starter_cancels_it(app, mpi):
+    first = socketio.test_client(app, namespace=NS)
+    second = socketio.test_client(app, namespace=NS)
+    assert start(first, LONG)["ok"]
+    refused = start(second, TINY)
+    assert not refused["ok"] and "already running" in refused["error"]
+    assert not second.emit("measure_cancel", {}, namespace=NS, callback=True)["ok"]
+    assert first.emit("measure_cancel", {}, namespace=NS, callback=True) == {"ok": True}
+    done = events_until(first, "measure_done")[-1]["args"][0]
+    assert done["result"]["status"] == "cancelled"
+    assert start(second, TINY)["ok"]  # the server is free again
+    assert events_until(second, "measure_done")[-1]["args"][0]["result"]["status"] == "done"
+
+
+def test_a_disconnect_cancels_the_measurement(app, mpi):
+    first = socketio.test_client(app, namespace=NS)
+    assert start(first, LONG)["ok"]
+    first.disconnect(namespace=NS)
+    handlers = app.extensions["measure"]
+    end = time.monotonic() + 60
+    while handlers.running is not None and time.monotonic() < end:
+        time.sleep(0.05)
+    assert handlers.running is None
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"ranks": 0}, "ranks"),
+        ({"ranks": 10_000}, "ranks"),
+        ({"ranks": "2"}, "ranks"),
+        ({"min_bytes": 0}, "min_bytes"),
+        ({"max_bytes": 1 << 40}, "max_bytes"),
+        ({"min_bytes": 64, "max_bytes": 8}, "max_bytes"),
+        ({"factor": 1}, "factor"),
+        ({"iters": 0}, "iters"),
+        ({"iters": 10**9}, "iters"),
+        ({"warmup": -1}, "warmup"),
+        ({"collective": "gossip"}, "collective"),
+        ({"backend": "nccl"}, "backend"),
+        ({"preset": "nope"}, "preset"),
+        ({"colour": 1}, "colour"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_field_and_its_range(app, monkeypatch, change, field):
+    monkeypatch.setattr(measure, "missing", lambda backend: None)
+    client = socketio.test_client(app, namespace=NS)
+    ack = start(client, {**TINY, **change})
+    assert not ack["ok"] and ack["error"].startswith(field + ":"), ack
+    assert app.extensions["measure"].running is None
+
+
+def test_without_a_backend_the_page_and_the_event_say_how_to_install(app, monkeypatch):
+    none = {n: {"installed": False, "reason": "x"} for n in ("mpi", "torch")}
+    monkeypatch.setattr("app.web.pages.measure.backends", lambda: {**none, "install": "hint"})
+    monkeypatch.setattr(measure, "missing", lambda backend: "mpi4py is not installed: pip ...")
+    page = app.test_client().get("/measure").get_data(as_text=True)
+    assert "No backend is installed" in page and "pip install -e '.[measure]'" in page
+    assert 'id="measure-form"' not in page
+    ack = start(socketio.test_client(app, namespace=NS), TINY)
+    assert not ack["ok"] and "not installed" in ack["error"]
+
+
+def test_a_saved_fit_becomes_the_preset_this_machine_and_survives_a_restart(app, tmp_path):
+    client = socketio.test_client(app, namespace=NS)
+    assert not client.emit("measure_save", {}, namespace=NS, callback=True)["ok"]
+    rows = [  # times that a line fits: 10 us + S / (1 GB/s) on the ring's terms for 2 ranks
+        {"size": s, "out_of_place": {"time_us": 10 + s / 1e3}}
+        for s in (8, 64, 512, 4096, 32768, 262144)
+    ]
+    result = {"config": {"collective": "allreduce", "ranks": 2}, "rows": rows}
+    result["machine"] = {"cores": 2, "backend": "mpi", "algorithm": "auto", "library": "test"}
+    handlers = app.extensions["measure"]
+    handlers.results[_sid(app, client)] = result
+    ack = client.emit("measure_save", {}, namespace=NS, callback=True)
+    assert ack["ok"] and ack["key"] == PRESET_KEY and PRESET_KEY in HARDWARE
+    saved = json.loads((tmp_path / MEASURED_FILE).read_text())
+    assert saved["presets"][0]["key"] == PRESET_KEY
+    del HARDWARE[PRESET_KEY]
+    create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path)})  # a restart
+    assert PRESET_KEY in HARDWARE
+
+
+def _sid(app, client) -> str:
+    """Return the Socket.IO sid of `client` on the /measure namespace."""
+    return app.extensions["socketio"].server.manager.sid_from_eio_sid(client.eio_sid, NS)
