@@ -33,7 +33,7 @@ from app import create_app
 from app.collectives import simulate
 from app.web import params
 from app.web.extensions import socketio as flask_socketio
-from app.web.live import sockets
+from app.web.live import measure, sockets
 from tests.conftest import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -815,3 +815,65 @@ def test_json_the_encoder_would_not_write_is_refused_on_class_by_name(live_serve
         assert ack["ok"] is False and ack["error"].startswith(words), ack
     finally:
         raw.close()
+
+
+# -- the /measure page's events (issue 18) ---------------------------------------------------------
+
+MEASURE = "/measure"
+MEASURE_TINY = {
+    "backend": "mpi", "collective": "allreduce", "ranks": 2, "min_bytes": 8, "max_bytes": 64,
+    "factor": 2, "iters": 5, "warmup": 1,
+}  # fmt: skip
+MEASURE_NAMED = (*measure.FIELDS, *measure.OPTIONAL, "parameters", "run", "fit", "backend mpi")
+MEASURE_KEYS = st.one_of(
+    st.sampled_from([*MEASURE_TINY, "preset"]), st.text(ALL_CHARS, max_size=8).map(JUNK.__add__)
+)
+
+
+def fake_sweep(config, on_row, cancelled):
+    """Stand in for the ranks: the fuzz checks the handlers, not MPI (tests/web has real runs)."""
+    return {"config": config.as_dict(), "machine": {}, "rows": [], "status": "done", "error": ""}
+
+
+def check_measure_ack(ack: object, event: str, args: tuple) -> None:
+    """Assert `ack` is {ok: true, ...} or {ok: false, error} naming a field (or the key sent)."""
+    what = f"{event}{shown(args)}"
+    assert isinstance(ack, dict) and ack.get("ok") in (True, False), f"{what} -> {ack!r}"
+    if ack["ok"]:
+        return
+    error = ack.get("error")
+    assert isinstance(error, str) and error, f"{what} -> {ack!r}"
+    for leak in LEAKS:
+        assert leak not in error, f"{what} leaks {leak!r}: {error}"
+    keys = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
+    named = error.startswith(tuple(f"{f}:" for f in MEASURE_NAMED))
+    sent = any(error.startswith(f"{str(k)[:40]}:") for k in keys)
+    busy = error.startswith("a measurement is already running")
+    assert named or sent or busy, f"{what}: the error names no field: {error!r}"
+
+
+def test_random_measure_events_are_refused_by_name_and_leave_the_server_free(monkeypatch):
+    monkeypatch.setattr(measure, "sweep", fake_sweep)
+    monkeypatch.setattr(measure, "missing", lambda backend: None)
+    app = create_app(TEST_CONFIG)
+    client = flask_socketio.test_client(app, namespace=MEASURE)
+    handlers = app.extensions["measure"]
+    events = st.sampled_from(["measure_start", "measure_cancel", "measure_save"])
+
+    @SETTINGS
+    @given(event=events, args=arguments(MEASURE_TINY, keys=MEASURE_KEYS))
+    def fuzz(event, args):
+        check_measure_ack(client.emit(event, *args, callback=True, namespace=MEASURE), event, args)
+        client.get_received(MEASURE)
+        assert client.is_connected(MEASURE)
+
+    fuzz()
+    end = time.monotonic() + 10
+    while handlers.running is not None and time.monotonic() < end:
+        time.sleep(0.01)
+    assert handlers.running is None
+    ack = client.emit("measure_nope", {}, callback=True, namespace=MEASURE)
+    assert ack == {
+        "ok": False,
+        "error": "unknown event 'measure_nope'; known events: " + ", ".join(measure.EVENTS),
+    }

@@ -198,7 +198,10 @@ class _Handlers:
         return {"ok": True, "key": PRESET_KEY, "label": HARDWARE[PRESET_KEY].label}
 
     def undecodable(self, sid: str, *args) -> dict:
-        return {"ok": False, "error": "the message could not be decoded: send a JSON object"}
+        return {
+            "ok": False,
+            "error": "parameters: the message could not be decoded; send a JSON object",
+        }
 
     def unknown(self, *args) -> dict:
         name, _ = caught_event(self.server, NAMESPACE, args)
