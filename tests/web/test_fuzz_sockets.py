@@ -650,16 +650,25 @@ CLASS_STATE = {**RING8, "ranks": 4, "elements": 16, "step": 1, "playing": False,
 CLASS_BROKEN = "failed unexpectedly"
 
 
+def refusal(ack: object, what: str) -> str | None:
+    """Return the error of a refusal ack (None for ok: true); assert it leaks nothing."""
+    assert isinstance(ack, dict) and ack.get("ok") in (True, False), f"{what} -> {ack!r}"
+    if ack["ok"]:
+        return None
+    error = ack.get("error")
+    assert isinstance(error, str) and error, f"{what} -> {ack!r}"
+    for leak in LEAKS:
+        assert leak not in error, f"{what} leaks {leak!r}: {error}"
+    return error
+
+
 def check_class_ack(ack: object, event: str, args: tuple) -> None:
     """Assert `ack` is {ok: true, ...} or {ok: false, error} naming a field, with no leak."""
     what = f"{event}{shown(args)}"
-    assert isinstance(ack, dict) and ack.get("ok") in (True, False), f"{what} -> {ack!r}"
-    if ack["ok"]:
+    error = refusal(ack, what)
+    if error is None:
         return
-    error = ack.get("error")
-    assert isinstance(error, str) and error and CLASS_BROKEN not in error, f"{what} -> {ack!r}"
-    for leak in LEAKS:
-        assert leak not in error, f"{what} leaks {leak!r}: {error}"
+    assert CLASS_BROKEN not in error, f"{what} -> {ack!r}"
     field, _, rest = error.partition(": ")
     named = field in CLASS_FIELDS or field.startswith(("state", "answer."))
     unknown = field.startswith('"') and rest.startswith("unknown field of ")  # the key, quoted
@@ -838,13 +847,9 @@ def fake_sweep(config, on_row, cancelled):
 def check_measure_ack(ack: object, event: str, args: tuple) -> None:
     """Assert `ack` is {ok: true, ...} or {ok: false, error} naming a field (or the key sent)."""
     what = f"{event}{shown(args)}"
-    assert isinstance(ack, dict) and ack.get("ok") in (True, False), f"{what} -> {ack!r}"
-    if ack["ok"]:
+    error = refusal(ack, what)
+    if error is None:
         return
-    error = ack.get("error")
-    assert isinstance(error, str) and error, f"{what} -> {ack!r}"
-    for leak in LEAKS:
-        assert leak not in error, f"{what} leaks {leak!r}: {error}"
     keys = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
     named = error.startswith(tuple(f"{f}:" for f in MEASURE_NAMED))
     sent = any(error.startswith(f"{str(k)[:40]}:") for k in keys)
