@@ -42,6 +42,7 @@ PAGES = [
     f"/embed/calc/{FIRST_CALC}",
     "/class",
     "/class/ACDEFG",  # a student's first view of a class: the name to give
+    "/measure",
 ]
 READY = {
     "/lab": '[data-role="counter"]',
