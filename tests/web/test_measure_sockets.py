@@ -161,3 +161,12 @@ def test_a_saved_fit_becomes_the_preset_this_machine_and_survives_a_restart(app,
 def _sid(app, client) -> str:
     """Return the Socket.IO sid of `client` on the /measure namespace."""
     return app.extensions["socketio"].server.manager.sid_from_eio_sid(client.eio_sid, NS)
+
+
+def test_the_page_is_in_the_nav_and_on_the_home_page_and_offers_the_form(app, mpi):
+    client = app.test_client()
+    home = client.get("/").get_data(as_text=True)
+    assert '<a href="/measure">Measure</a>' in home and 'class="card" href="/measure"' in home
+    page = client.get("/measure").get_data(as_text=True)
+    assert 'id="measure-form"' in page and '<option value="mpi">mpi</option>' in page
+    assert 'href="/nccl-tests"' in page and f'max="{measure.max_ranks()}"' in page
