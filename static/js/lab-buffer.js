@@ -137,7 +137,7 @@
       const bar = g.scale ? " var(--s0-bar-w)" : "";
       const parts = [`<div class="step0 step0-grid${g.gaps ? " s0-gaps" : ""}${g.scale ? " s0-scaled" : ""}"`
         + ` data-role="buffer-grid" role="img" aria-label="${esc(`Buffers, ${g.what}, shaded by contributions held`)}"`
-        + ` style="grid-template-columns: var(--s0-label-w) repeat(${cols}, minmax(0, 1fr))${bar};`
+        + ` style="--cols: ${cols}; grid-template-columns: var(--s0-label-w) repeat(${cols}, minmax(0, 1fr))${bar};`
         + ` grid-template-rows: var(--s0-label-h) repeat(${p}, minmax(0, 1fr))"><span></span>`];
       for (const text of g.col_labels) parts.push(`<span class="s0-col">${esc(text)}</span>`);
       if (g.scale) {
