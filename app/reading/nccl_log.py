@@ -96,8 +96,13 @@ class _Reading:
                 },
             )
         elif L.TREES.match(msg):
-            for c, d0, d1, d2, me, up in L.TREE_ITEM.findall(msg):
+            items = L.TREE_ITEM.findall(msg)
+            for c, d0, d1, d2, me, up in items:
                 self.tree_node(host, int(c), int(me), int(up), (int(d0), int(d1), int(d2)))
+            old = [] if items else L.TREE_ITEM_24.findall(msg)
+            for c, up, me, d0, d1, d2 in old:
+                self.tree_node(host, int(c), int(me), int(up), (int(d0), int(d1), int(d2)))
+            return bool(items or old)
         elif m := L.TREE_LINE.match(msg):
             c, up, me, d0, d1, d2 = map(int, m.groups())
             self.tree_node(host, c, me, up, (d0, d1, d2))

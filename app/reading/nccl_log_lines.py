@@ -7,8 +7,9 @@ localRank %d MNNVL %d` (src/init.cc), `Channel %02d/%02d :` + ranks (src/graph/r
 %d[%d] [send] via NET/%s/%d...` (src/transport/net.cc, p2p.cc, shm.cc), `CollNet %02d/%1d : %d
 [send] via COLLNET/...` (src/transport/coll_net.cc), `Connected all rings` (transport/generic.cc),
 the TUNING table (src/graph/tuning.cc) and `%s: %ld Bytes -> Algo %s proto %s` (src/enqueue.cc).
-Versions 2.4 to 2.7 wrote `Ring 00 : 3[3] -> 0[0] via P2P/IPC` for connections and 2.5 wrote two
-trees per channel as `[0] 1/-1/-1->0->-1|-1->0->1/-1/-1`; older per-call tuning lines give the
+Versions 2.4 to 2.7 wrote `Ring 00 : 3[3] -> 0[0] via P2P/IPC` for connections (2.4: `via direct
+shared memory` for SHM), 2.4 wrote a tree as `[0] -1->0->1/-1/-1` (up first) and 2.5 two trees
+per channel as `[0] 1/-1/-1->0->-1|-1->0->1/-1/-1`; older per-call tuning lines give the
 algorithm and protocol as numbers.
 """
 
@@ -37,6 +38,8 @@ EDGE = re.compile(
 )
 TREES = re.compile(r"^Trees(?: \[\d+\] \S+)+")
 TREE_ITEM = re.compile(r"\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(\d+)->(-?\d+)")
+# 2.4 wrote each channel's tree the other way round: ` [%d] %d->%d->%d/%d/%d` (up, me, down).
+TREE_ITEM_24 = re.compile(r"\[(\d+)\] (-?\d+)->(\d+)->(-?\d+)/(-?\d+)/(-?\d+)")
 TREE_LINE = re.compile(r"^Tree (\d+) : (-?\d+) -> (\d+) -> (-?\d+)/(-?\d+)/(-?\d+)$")
 NVLS_HEAD = re.compile(r"^NVLS Head +(\d+):((?: +\d+)+) *$")
 CHANNEL_COUNTS = re.compile(
@@ -80,10 +83,10 @@ def transport_kind(label: str) -> str:
     head = label.split()[0] if label else ""
     parts = head.split("/")
     if parts[0] == "P2P":
-        if label.startswith("P2P/direct pointer"):
+        if label.startswith(("P2P/direct pointer", "P2P/common device")):
             return "P2P/direct"
         return "P2P/IPC"  # IPC handles, cuMem handles (P2P/CUMEM) and reads through them
-    if parts[0] == "SHM":
+    if parts[0] == "SHM" or label.startswith("direct shared memory"):  # the latter: 2.4
         return "SHM"
     if parts[0] == "NET":
         return (

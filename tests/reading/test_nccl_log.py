@@ -224,3 +224,27 @@ def test_transport_groups(label, kind):
 def test_refusals_name_the_field(text, message):
     with pytest.raises(NcclLogError, match="^" + message.replace("(", r"\(")):
         parse(text)
+
+
+def test_nccl_24_formats_from_its_source():
+    # v2.4.8-1's format strings: "Channel %02d : " + ranks (init.cc), " [%d] %d->%d->%d/%d/%d"
+    # (up, me, down) after "Trees", "Ring %02d : %d[%d] -> %d[%d] via direct shared memory"
+    # (shm.cc) and "Ring %02d : %d -> %d [send] via NET/%s/%d" (net.cc).
+    log = "\n".join(
+        [
+            "NCCL version 2.4.8+cuda10.1",
+            "h:1:1 [0] NCCL INFO Channel 00 :    0   1   2   3",
+            "h:1:1 [0] NCCL INFO Trees [0] -1->0->1/-1/-1 [1] -1->0->1/-1/-1",
+            "h:1:2 [1] NCCL INFO Trees [0] 0->1->2/-1/-1 [1] 0->1->2/-1/-1",
+            "h:1:2 [1] NCCL INFO Ring 00 : 1[1] -> 2[2] via direct shared memory",
+            "h:1:4 [3] NCCL INFO Ring 00 : 3 -> 0 [send] via NET/IB/0",
+        ]
+    )
+    r = parse(log)
+    assert r["version"] == "2.4.8"
+    assert channel(r, 0)["ring"] == [0, 1, 2, 3]
+    assert tree_edges(r, 0) == {(0, 1), (1, 2)}
+    assert next(t for t in r["trees"] if t["channel"] == 0)["roots"] == [0]
+    assert edge(r, 0, 1, 2)["kind"] == "SHM"
+    assert edge(r, 0, 3, 0)["kind"] == "NET/IB"
+    assert r["not_understood"] == []

@@ -66,3 +66,10 @@ def test_page_refuses_a_bad_paste_with_the_reason(client):
     html = r.get_data(as_text=True)
     assert "log: no NCCL line found" in html
     assert "<b>not a log</b>" not in html  # the paste comes back escaped in the textarea
+
+
+def test_a_host_name_with_markup_comes_back_as_text(client):
+    log = "<img/src=x>:1:2 [0] NCCL INFO Channel 00/01 :    0   1\n"
+    html = client.post("/nccl-log", data={"log": log}).get_data(as_text=True)
+    assert "<img/src=x>" not in html
+    assert "&lt;img/src=x&gt; (1 rank)" in html  # the host's box label, escaped
