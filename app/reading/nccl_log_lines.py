@@ -18,10 +18,13 @@ from __future__ import annotations
 import re
 
 # A logger's prefix `host:pid:tid [dev] NCCL INFO `; launchers may add more before it
-# (Open MPI's `[1,0]<stdout>:`, mpirun's `[155] `, torchrun's `[rank3]:`, timestamps).
-INFO = re.compile(
-    r"(?:(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>\d+)\] )?NCCL INFO "
-)
+# (Open MPI's `[1,0]<stdout>:`, mpirun's `[155] `, torchrun's `[rank3]:`, timestamps). Found
+# from each `NCCL INFO ` backwards within a bounded window: a regex searched from every position
+# of a line would take quadratic time on a long run of prefix-like characters.
+MARK = "NCCL INFO "
+MAX_PREFIX = 300
+DEV_TAIL = re.compile(r" \[\d{1,6}\] $")
+HOST_TOKEN = re.compile(r"([^\s:\[\]]+):\d{1,10}:\d{1,10}$")
 VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 # A line cut off inside its prefix (a truncated paste): `host:pid` or `host:pid:tid`.
 CUT_PREFIX = re.compile(r"^\S+:\d+(?::\d*)?(?: \[\d*\]?)?$")
@@ -99,11 +102,30 @@ def transport_kind(label: str) -> str:
     return "other"
 
 
+def _prefix(window: str) -> tuple[str | None, int]:
+    """Return the host of the `host:pid:tid [dev] ` ending `window`, and that prefix's length."""
+    tail = DEV_TAIL.search(window)
+    if not tail or not window[: tail.start()].strip():
+        return None, 0
+    token = window[: tail.start()].rsplit(None, 1)[-1]
+    host = HOST_TOKEN.search(token)
+    if not host:
+        return None, 0
+    return host.group(1), len(window) - (tail.start() - len(token) + host.start())
+
+
 def messages(line: str) -> list[tuple[str | None, str]]:
     """Return the (host, message) pairs of a line: a pasted line may hold several NCCL lines."""
-    found = list(INFO.finditer(line))
+    marks, at = [], line.find(MARK)
+    while at >= 0:
+        marks.append(at)
+        at = line.find(MARK, at + len(MARK))
+    prefixes = []
+    for k, pos in enumerate(marks):
+        low = max(marks[k - 1] + len(MARK) if k else 0, pos - MAX_PREFIX)
+        prefixes.append(_prefix(line[low:pos]))
     out = []
-    for i, match in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(line)
-        out.append((match.group("host"), line[match.end() : end].strip()))
+    for k, pos in enumerate(marks):
+        end = marks[k + 1] - prefixes[k + 1][1] if k + 1 < len(marks) else len(line)
+        out.append((prefixes[k][0], line[pos + len(MARK) : end].strip()))
     return out

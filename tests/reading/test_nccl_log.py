@@ -248,3 +248,31 @@ def test_nccl_24_formats_from_its_source():
     assert edge(r, 0, 1, 2)["kind"] == "SHM"
     assert edge(r, 0, 3, 0)["kind"] == "NET/IB"
     assert r["not_understood"] == []
+
+
+def test_launcher_prefixes_timestamps_and_collnet():
+    # coll_net.cc: "CollNet %02d/%1d : %d [send] via COLLNET/%s/%d"; init.cc: "%d coll channels,
+    # %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"
+    log = "\n".join(
+        [
+            "[1,0]<stdout>:NCCL version 2.18.5+cuda12.0",
+            "[1,0]<stdout>:n1:10:11 [0] NCCL INFO Channel 00/01 :    0   1",
+            "2024-05-01 10:00:00,123 - n2:20:21 [0] NCCL INFO CollNet 00/0 : 1 [send] "
+            "via COLLNET/SHARP/0",
+            "[rank0]:n1:10:11 [0] NCCL INFO 2 coll channels, 2 collnet channels, 0 nvls channels, "
+            "2 p2p channels, 2 p2p channels per peer",
+        ]
+    )
+    r = parse(log)
+    assert r["version"] == "2.18.5"
+    assert hosts(r) == {"n1": [0], "n2": [1]}
+    assert r["collnet"] == {"present": True, "channels": 2}
+    assert r["nvls"]["present"] is False and r["nvls"]["channels"] == 0
+    assert r["not_understood"] == []
+
+
+def test_a_long_line_of_prefix_like_characters_is_read_in_one_pass():
+    # Searching the prefix from every position of such a line took quadratic time (minutes).
+    r = parse("h:1:2 [0] NCCL INFO " + "1" * 150_000 + " Bytes -> Algo")
+    assert r["not_understood_count"] == 1
+    assert parse("a" * 150_000 + " NCCL INFO Ring 00 : 1 -> 2 -> 3")["nodes"] == []
