@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/pip install --quiet -c requirements.lock -e '.[test]'
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[test,measure]'
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed

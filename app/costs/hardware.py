@@ -214,3 +214,59 @@ SYSTEMS: dict[str, System] = {
         ),
     )
 }
+
+
+# A measured link ("this machine"): `python -m app.measure ... --save-preset` writes it to the
+# instance folder; docs/measure.md describes the file. One file, any number of presets.
+MEASURED_FILE = "measured_hardware.json"
+MEASURED_FORMAT = 1
+_MEASURED_TEXT = ("key", "label", "scope", "bandwidth_source", "latency_source")
+
+
+def load_measured(path) -> dict[str, Link]:
+    """Return the presets kept in the JSON file at `path` ({} when there is none).
+
+    A malformed file raises ValueError naming the field, so a bad measurement never passes
+    for a preset quietly.
+    """
+    import json
+    from pathlib import Path
+
+    file = Path(path)
+    if not file.exists():
+        return {}
+    data = json.loads(file.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != MEASURED_FORMAT:
+        raise ValueError(f"{file}: format: expected {MEASURED_FORMAT}")
+    links = {}
+    for i, entry in enumerate(data.get("presets") or []):
+        link = _measured_link(entry, f"{file}: presets[{i}]")
+        links[link.key] = link
+    return links
+
+
+def _measured_link(entry, where: str) -> Link:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: not an object")
+    for name in _MEASURED_TEXT:
+        if not isinstance(entry.get(name), str) or not entry[name]:
+            raise ValueError(f"{where}.{name}: missing or not text")
+    if entry["scope"] not in (INTRA_NODE, INTER_NODE):
+        raise ValueError(f"{where}.scope: not {INTRA_NODE} or {INTER_NODE}")
+    numbers = {}
+    for name in ("bandwidth_gbs", "latency_us"):
+        value = entry.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+            raise ValueError(f"{where}.{name}: not a number in (0, 1e9)")
+        numbers[name] = float(value)
+    if entry["key"] in {link.key for link in LINKS}:
+        raise ValueError(f"{where}.key: {entry['key']!r} is a built-in preset's key")
+    text = {name: entry[name] for name in _MEASURED_TEXT}
+    return Link(**text, **numbers)
+
+
+def add_measured(path) -> list[str]:
+    """Add the presets kept at `path` to HARDWARE, so every calculator offers them; their keys."""
+    measured = load_measured(path)
+    HARDWARE.update(measured)
+    return list(measured)

@@ -1,1 +1,1 @@
-"""Readers of what real systems print: NCCL_DEBUG=INFO logs, nccl-tests' tables."""
+"""Reading what real systems print: nccl-tests tables and NCCL logs."""

@@ -252,3 +252,19 @@ def test_axe_finds_no_violation_in_the_live_buffer_grid(light_context, live_serv
             assert axe_violations(page) == []
     finally:
         page.close()
+
+
+def test_axe_finds_no_violation_on_a_read_nccl_tests_output(light_context, live_server):
+    """/nccl-tests with a real output read (tests/fixtures/nccl_tests): the form, the chart,
+    the sentence and the table, in both themes. One load: the empty form is part of it."""
+    page = light_context.new_page()
+    try:
+        page.goto(f"{live_server.url}/nccl-tests")
+        output = ROOT / "tests" / "fixtures" / "nccl_tests" / "all_gather_2gpu_bf16.txt"
+        page.fill("#nccl-output", output.read_text())
+        page.click("#nccl-form button[type=submit]")
+        page.wait_for_selector("#nccl-chart .main-svg")
+        expect(page.locator("#nccl-table tbody tr")).to_have_count(7)
+        assert_no_violation_in_both_themes(page, "/nccl-tests with an output read")
+    finally:
+        page.close()

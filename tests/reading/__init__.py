@@ -1,0 +1,1 @@
+"""Tests of app.reading: what real systems print."""

@@ -39,6 +39,7 @@ from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
 from app.quiz import grading, tokens
 from app.toolkit import design, drills, layout
 from app.web import params
+from app.web.api.nccl_tests import FIELDS as NCCL_TESTS_FIELDS
 from app.web.pages import calculators as calculator_pages
 from tests.conftest import TEST_CONFIG
 
@@ -121,6 +122,8 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return ("prompt",)
     if endpoint in ("nccl_log_api.read", "nccl_log.page"):
         return ("log", "body", "file")
+    if endpoint == "nccl_tests.read":
+        return (*NCCL_TESTS_FIELDS, "body")
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
 
 
@@ -166,6 +169,14 @@ TOOLKIT_BASES = {
     "toolkit.drill_reveal": [{"step": 1}],
     "toolkit.layout_check": [{"tp": 1, "pp": 1, "dp": 128, "zero": 1}],
     "toolkit.triage_check": [{"rank": 2, "cause": "mismatch"}],
+}
+
+# A valid body of POST /api/nccl-tests: a real nccl-tests table (tests/fixtures/nccl_tests).
+NCCL_TESTS_BASE = {
+    "output": (ROOT / "tests/fixtures/nccl_tests/gb10_2node_all_reduce.txt").read_text(),
+    "preset": "dgx_a100",
+    "collective": "allreduce",
+    "ranks": 2,
 }
 
 TRAVERSALS = [
@@ -583,6 +594,7 @@ def test_random_input_never_breaks_an_endpoint(fuzzer, rule, endpoint, method, a
             bases = list(fuzzer.quiz_bases.values()) if endpoint == "quiz_api.answer" else []
             bases = [RING8] if endpoint == "api.simulate_run" else bases
             bases = TOOLKIT_BASES.get(endpoint, bases)
+            bases = [NCCL_TESTS_BASE] if endpoint == "nccl_tests.read" else bases
             if endpoint == "quiz_api.answer" and data.draw(st.booleans(), label="re-sign"):
                 bases = [resigned(b, data) for b in bases]
             sent = data.draw(bodies(names, bases), label="body")
@@ -615,6 +627,7 @@ def mutation_cases() -> list[tuple[str, str, str, object]]:
         ("questions", "GET", "/api/quiz/questions", {"topics": "ring-allreduce", "count": "3"}),
         ("review", "GET", "/api/quiz/review", {"ids": "choice-ring-step-count,no-such-question"}),
         ("search", "GET", "/api/lessons/search", {"q": "ring"}),
+        ("nccl tests", "POST", "/api/nccl-tests", dict(NCCL_TESTS_BASE)),
     ]
     for kind in sorted(grading.GRADERS):
         cases.append((f"answer {kind}", "POST", "/api/quiz/answer", kind))  # drawn per run
