@@ -42,6 +42,7 @@ PAGES = [
     f"/embed/calc/{FIRST_CALC}",
     "/class",
     "/class/ACDEFG",  # a student's first view of a class: the name to give
+    "/nccl-log",  # the empty form; tests/browser/test_nccl_log.py checks it with a drawing
 ]
 READY = {
     "/lab": '[data-role="counter"]',
