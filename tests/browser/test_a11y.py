@@ -42,7 +42,8 @@ PAGES = [
     f"/embed/calc/{FIRST_CALC}",
     "/class",
     "/class/ACDEFG",  # a student's first view of a class: the name to give
-    "/measure",
+    "/nccl-log",  # the empty form; tests/browser/test_nccl_log.py checks it with a drawing
+    "/measure",  # the empty form; tests/browser/test_measure.py runs a measurement
 ]
 READY = {
     "/lab": '[data-role="counter"]',

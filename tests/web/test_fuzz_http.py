@@ -120,6 +120,8 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return ("rank", "cause", "body")
     if endpoint == "toolkit.design_answer":
         return ("prompt",)
+    if endpoint in ("nccl_log_api.read", "nccl_log.page"):
+        return ("log", "body", "file")
     if endpoint == "nccl_tests.read":
         return (*NCCL_TESTS_FIELDS, "body")
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
