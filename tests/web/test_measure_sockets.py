@@ -10,10 +10,11 @@ import pytest
 
 from app import create_app
 from app.costs.hardware import HARDWARE, MEASURED_FILE
+from app.costs.nccl_tests import busbw_gbs
 from app.measure.backends import missing
 from app.measure.preset import PRESET_KEY
 from app.web.extensions import socketio
-from app.web.live import measure
+from app.web.live import measure, measure_model
 from tests.conftest import TEST_CONFIG, require
 
 NS = "/measure"
@@ -138,15 +139,29 @@ def test_without_a_backend_the_page_and_the_event_say_how_to_install(app, monkey
     assert not ack["ok"] and "not installed" in ack["error"]
 
 
+def line_result() -> dict:
+    """Return a result whose times a line fits: 10 us + S / (1 GB/s), allreduce on 2 ranks."""
+    sizes = (8, 64, 512, 4096, 32768, 262144)
+    rows = [{"size": s, "out_of_place": {"time_us": 10 + s / 1e3}} for s in sizes]
+    machine = {"cores": 2, "backend": "mpi", "algorithm": "auto", "library": "test"}
+    return {"config": {"collective": "allreduce", "ranks": 2}, "rows": rows, "machine": machine}
+
+
+def test_the_fitted_curve_goes_through_times_that_a_line_fits():
+    result = line_result()
+    fit, why = measure_model.fit_of(result)
+    assert why == "" and fit["bandwidth_gbs"] == pytest.approx(1.0, rel=1e-6)
+    assert fit["lines"][0].startswith("Fit on the allreduce/ring model")
+    sizes = [row["size"] for row in result["rows"]]
+    curve = measure_model.curve_of_fit(fit, result, sizes)
+    measured = [busbw_gbs("allreduce", 2, s, (10 + s / 1e3) / 1e6) for s in sizes]
+    assert [p["busbw_gbs"] for p in curve["points"]] == pytest.approx(measured, rel=1e-6)
+
+
 def test_a_saved_fit_becomes_the_preset_this_machine_and_survives_a_restart(app, tmp_path):
     client = socketio.test_client(app, namespace=NS)
     assert not client.emit("measure_save", {}, namespace=NS, callback=True)["ok"]
-    rows = [  # times that a line fits: 10 us + S / (1 GB/s) on the ring's terms for 2 ranks
-        {"size": s, "out_of_place": {"time_us": 10 + s / 1e3}}
-        for s in (8, 64, 512, 4096, 32768, 262144)
-    ]
-    result = {"config": {"collective": "allreduce", "ranks": 2}, "rows": rows}
-    result["machine"] = {"cores": 2, "backend": "mpi", "algorithm": "auto", "library": "test"}
+    result = line_result()
     handlers = app.extensions["measure"]
     handlers.results[_sid(app, client)] = result
     ack = client.emit("measure_save", {}, namespace=NS, callback=True)
