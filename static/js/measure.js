@@ -109,12 +109,6 @@
     });
   }
 
-  function sizesPlanned(p) {
-    let n = 0;
-    for (let s = p.min_bytes; s <= p.max_bytes && n < 1000; s *= p.factor) n += 1;
-    return n;
-  }
-
   async function start(event) {
     event.preventDefault();
     const params = {};
@@ -122,7 +116,6 @@
     for (const [k, id] of Object.entries(NUMBERS)) params[k] = Number($(id).value);
     if ($("measure-preset").value) params.preset = $("measure-preset").value;
     rows = []; curves = []; last = null;
-    planned = sizesPlanned(params);
     $("measure-table").tBodies[0].replaceChildren();
     $("measure-error").hidden = true;
     $("measure-fit").hidden = true;
@@ -131,6 +124,7 @@
     running(true);
     const ack = await call("measure_start", params);
     if (!ack || !ack.ok) return fail((ack && ack.error) || "the server refused the measurement");
+    planned = ack.sizes.length; // the server's sweep, not a copy of its rule
     $("measure-result").hidden = false;
     $("measure-warnings").replaceChildren(...(ack.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
     $("measure-progress").textContent = "Running " + params.collective + " on " + params.ranks + " ranks: 0 of " + planned + " sizes";
@@ -147,6 +141,10 @@
     $("measure-saved").textContent = ack && ack.ok
       ? "Saved: the calculators now offer \"" + ack.label + "\"."
       : (ack && ack.error) || "not saved";
+    const presets = $("measure-preset");
+    if (ack && ack.ok && !presets.querySelector('option[value="' + ack.key + '"]')) {
+      presets.append(Object.assign(document.createElement("option"), { value: ack.key, textContent: ack.label }));
+    }
   }
 
   function download() {

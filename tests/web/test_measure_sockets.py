@@ -63,7 +63,8 @@ def events_until(client, last: str, timeout_s: float = 60) -> list[dict]:
 
 def test_a_real_run_streams_its_rows_then_the_result_and_the_model(app, mpi):
     client = socketio.test_client(app, namespace=NS)
-    assert start(client, {**TINY, "preset": "pcie4"}) == {"ok": True, "warnings": []}
+    ack = start(client, {**TINY, "preset": "pcie4"})
+    assert ack == {"ok": True, "warnings": [], "sizes": [8, 16, 32, 64]}
     got = events_until(client, "measure_done")
     rows = [e["args"][0] for e in got if e["name"] == "measure_row"]
     assert [r["size"] for r in rows] == [8, 16, 32, 64]

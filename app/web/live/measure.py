@@ -1,8 +1,8 @@
 """The /measure page's Socket.IO events (namespace `/measure`): measure this machine, live.
 
 `measure_start {backend, collective, ranks, min_bytes, max_bytes, factor, iters, warmup,
-preset?}` is acked `{ok, warnings}` or `{ok: false, error}` naming the field and its range; a
-background task runs `app.measure.sweep` and emits `measure_row` per size, then
+preset?}` is acked `{ok, warnings, sizes}` or `{ok: false, error}` naming the field and its
+range; a background task runs `app.measure.sweep` and emits `measure_row` per size, then
 `measure_done {result, fit, fit_error, curves}` or `measure_error {error}`. `measure_cancel`
 stops the caller's own run; a disconnect stops it too. One measurement at a time per server:
 the ranks take every core, so two at once would measure each other. `measure_save` keeps the
@@ -26,6 +26,7 @@ from app.measure.backends import missing
 from app.measure.config import BACKENDS, MeasureConfig, cores
 from app.measure.fit import FitError, fit_result
 from app.measure.preset import PRESET_KEY, save_preset
+from app.measure.sizes import sweep_sizes
 from app.measure.sweep import BackendUnavailable, sweep, warnings_for
 
 from .bad_input import caught_event
@@ -139,7 +140,8 @@ class _Handlers:
             self.running = _Running(sid)
             running = self.running
         self.server.start_background_task(self._run, running, config, preset)
-        return {"ok": True, "warnings": warnings_for(config)}
+        sizes = sweep_sizes(config.min_bytes, config.max_bytes, config.factor)
+        return {"ok": True, "warnings": warnings_for(config), "sizes": sizes}
 
     def _run(self, running: _Running, config: MeasureConfig, preset: str | None) -> None:
         sid = running.sid
