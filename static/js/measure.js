@@ -127,7 +127,7 @@
     planned = ack.sizes.length; // the server's sweep, not a copy of its rule
     $("measure-result").hidden = false;
     $("measure-warnings").replaceChildren(...(ack.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
-    $("measure-progress").textContent = "Running " + params.collective + " on " + params.ranks + " ranks: 0 of " + planned + " sizes";
+    $("measure-progress").textContent = "Running " + params.collective + " on " + params.ranks + " ranks: " + rows.length + " of " + planned + " sizes";
     draw();
   }
 
