@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,8 @@ def error_response(e: HTTPException):
         message = f"{request.method} is not allowed on {request.path}; use {allowed}"
     elif e.code == 404:
         message = f"no such page: {request.path}"
+    elif e.code == 413:  # past MAX_CONTENT_LENGTH, for every endpoint that reads a body
+        message = f"body: at most {current_app.config['MAX_CONTENT_LENGTH']} bytes"
     if request.path.startswith("/api/"):
         response = jsonify(error=message)
     else:

@@ -20,6 +20,16 @@ def test_an_unknown_api_path_is_json(client):
     assert response.get_json() == {"error": "no such page: /api/nothing-here"}
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/simulate", "/api/toolkit/drills/ring-allreduce/reveal", "/api/nccl-tests"]
+)
+def test_a_body_past_the_size_limit_is_json_naming_the_body_and_the_limit(app, client, path):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    response = client.post(path, data=b" " * (limit + 1), content_type="application/json")
+    assert response.status_code == 413
+    assert response.get_json() == {"error": f"body: at most {limit} bytes"}
+
+
 def test_an_unknown_page_is_a_calm_html_page_with_links(client):
     response = client.get("/no/such/page")
     assert response.status_code == 404

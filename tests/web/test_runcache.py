@@ -191,18 +191,23 @@ def test_two_clients_replaying_one_entry_each_get_only_their_own_run(app, client
 
 
 class RawRecorder(socketio.Client):
-    """A python-socketio client that keeps the text of every Socket.IO packet it receives."""
+    """A python-socketio client that keeps the text of every Socket.IO packet it receives, in
+    the order they came off the socket: engine.io's reader hands each message to its own
+    thread (`run_async=True`), so a loaded machine can run two handlers out of order."""
 
     def __init__(self) -> None:
         super().__init__(reconnection=False)
         self.raw: list[str] = []
         self.done = threading.Event()
         self.on("sim_done", lambda payload: self.done.set())
+        receive = self.eio._receive_packet
 
-    def _handle_eio_message(self, data):
-        if isinstance(data, str) and data.startswith("2["):
-            self.raw.append(data)
-        return super()._handle_eio_message(data)
+        def record(pkt):  # on the reader's thread, before any handler runs
+            if isinstance(pkt.data, str) and pkt.data.startswith("2["):
+                self.raw.append(pkt.data)
+            return receive(pkt)
+
+        self.eio._receive_packet = record
 
 
 def test_over_a_real_websocket_cached_and_uncached_runs_send_the_same_bytes(engine_calls):

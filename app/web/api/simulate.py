@@ -10,7 +10,6 @@ are in flight.
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.collectives import catalog, simulate
 
@@ -65,15 +64,6 @@ def document_response(p: params.SimParams) -> Response:
 def compact_json(value: object) -> str:
     """Encode as jsonify does outside debug mode: the app's provider, compact separators."""
     return current_app.json.dumps(value, separators=(",", ":"))
-
-
-@bp.errorhandler(HTTPException)
-def http_error(e: HTTPException):
-    """Answer HTTP errors raised inside the API (e.g. a body over the size limit) as JSON."""
-    if isinstance(e, RequestEntityTooLarge):
-        limit = current_app.config["MAX_CONTENT_LENGTH"]
-        return jsonify(error=f"request body must be at most {limit} bytes"), e.code
-    return jsonify(error=e.description), e.code
 
 
 def _bad_request(message: str):
