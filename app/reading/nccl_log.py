@@ -60,86 +60,104 @@ class _Reading:
 
     def read(self, host: str | None, msg: str) -> bool:
         """Read one NCCL INFO message; return False when no pattern knows it."""
-        if m := L.INIT.match(msg):
-            rank, nranks, nnodes, local_ranks, local_rank = map(int, m.groups())
-            self.rank_on(host, rank)
-            self.nranks, self.nnodes = nranks, nnodes
-            self.local[rank] = {"rank": rank, "local_rank": local_rank, "local_ranks": local_ranks}
-        elif m := L.RING_ORDER.match(msg):
-            order = [int(r) for r in m.group(3).split()]
-            self.orders[int(m.group(1))] = order
-            if m.group(2):
-                self.ring_total = int(m.group(2))
-            self.rank_on(host, order[0])  # rank 0 prints the rings, starting from itself
-            self.ranks.update(order)
-        elif m := L.RING_LINK.match(msg):
-            channel, prev, me, nxt = map(int, m.groups())
-            self.rank_on(host, me)
-            self.links[channel][me] = nxt
-            self.links[channel].setdefault(prev, me)
-            self.ranks.update((prev, nxt))
-        elif m := L.EDGE.match(msg):
-            channel, src, dst = int(m.group(1)), int(m.group(2)), int(m.group(3))
-            direction, label = m.group(4), m.group(5)
-            # The receiving rank logs a `[receive]` line; every other line is its sender's.
-            self.rank_on(host, dst if direction == "receive" else src)
-            self.ranks.update((src, dst))
-            key = (channel, src, dst)
-            self.edges.setdefault(
-                key,
-                {
-                    "channel": channel,
-                    "src": src,
-                    "dst": dst,
-                    "transport": label,
-                    "kind": L.transport_kind(label),
-                },
-            )
-        elif L.TREES.match(msg):
-            items = L.TREE_ITEM.findall(msg)
-            for c, d0, d1, d2, me, up in items:
-                self.tree_node(host, int(c), int(me), int(up), (int(d0), int(d1), int(d2)))
-            old = [] if items else L.TREE_ITEM_24.findall(msg)
-            for c, up, me, d0, d1, d2 in old:
-                self.tree_node(host, int(c), int(me), int(up), (int(d0), int(d1), int(d2)))
-            return bool(items or old)
-        elif m := L.TREE_LINE.match(msg):
-            c, up, me, d0, d1, d2 = map(int, m.groups())
-            self.tree_node(host, c, me, up, (d0, d1, d2))
-        elif m := L.NVLS_HEAD.match(msg):
+        for pattern, reader in _Reading.READERS:
+            if m := pattern.match(msg):
+                return reader(self, host, m) is not False
+        if self.read_table(msg):
+            return True
+        if msg.startswith("NVLS") or "nvls" in msg.lower():
             self.nvls_seen = True
-            self.nvls_heads[int(m.group(1))] = [int(r) for r in m.group(2).split()]
-            self.ranks.update(self.nvls_heads[int(m.group(1))])  # one head rank per node
-        elif m := L.CHANNEL_COUNTS.match(msg):
-            self.coll_channels = int(m.group(1))
-            if m.group(2) is not None:
-                self.collnet_channels = int(m.group(2))
-            if m.group(3) is not None:
-                self.nvls_channels = int(m.group(3))
-        elif m := L.COLLNET_EDGE.match(msg):
-            self.collnet_edges += 1
-            self.rank_on(host, int(m.group(2)))
-        elif m := L.CONNECTED.match(msg):
-            self.connected.add(m.group(1).lower())
-        elif m := L.CHOICE.match(msg):
-            self.choices[(m.group(1), int(m.group(2)), m.group(3).title(), m.group(4).title())] += 1
-        elif m := L.CHOICE_NUMERIC.match(msg):
-            self.choices[
-                (
-                    m.group(1),
-                    int(m.group(2)),
-                    _named(L.ALGORITHMS, m.group(3)),
-                    _named(L.PROTOCOLS, m.group(4)),
-                )
-            ] += 1
-        elif not self.read_table(msg):
-            if msg.startswith("NVLS") or "nvls" in msg.lower():
-                self.nvls_seen = True
-            if m := L.INIT_OLD.search(msg):
-                self.rank_on(host, int(m.group(1)))
-                self.nranks = self.nranks or int(m.group(2))
-            return bool(L.BACKGROUND.match(msg)) and not L.STRUCTURAL.search(msg)
-        return True
+        if m := L.INIT_OLD.search(msg):
+            self.rank_on(host, int(m.group(1)))
+            self.nranks = self.nranks or int(m.group(2))
+        return bool(L.BACKGROUND.match(msg)) and not L.STRUCTURAL.search(msg)
+
+    def _init(self, host: str | None, m) -> None:
+        rank, nranks, nnodes, local_ranks, local_rank = map(int, m.groups())
+        self.rank_on(host, rank)
+        self.nranks, self.nnodes = nranks, nnodes
+        self.local[rank] = {"rank": rank, "local_rank": local_rank, "local_ranks": local_ranks}
+
+    def _ring_order(self, host: str | None, m) -> None:
+        order = [int(r) for r in m.group(3).split()]
+        self.orders[int(m.group(1))] = order
+        if m.group(2):
+            self.ring_total = int(m.group(2))
+        self.rank_on(host, order[0])  # rank 0 prints the rings, starting from itself
+        self.ranks.update(order)
+
+    def _ring_link(self, host: str | None, m) -> None:
+        channel, prev, me, nxt = map(int, m.groups())
+        self.rank_on(host, me)
+        self.links[channel][me] = nxt
+        self.links[channel].setdefault(prev, me)
+        self.ranks.update((prev, nxt))
+
+    def _edge(self, host: str | None, m) -> None:
+        channel, src, dst = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        direction, label = m.group(4), m.group(5)
+        # The receiving rank logs a `[receive]` line; every other line is its sender's.
+        self.rank_on(host, dst if direction == "receive" else src)
+        self.ranks.update((src, dst))
+        edge = {"channel": channel, "src": src, "dst": dst, "transport": label}
+        self.edges.setdefault((channel, src, dst), {**edge, "kind": L.transport_kind(label)})
+
+    def _trees(self, host: str | None, m) -> bool:
+        """`Trees [c] d0/d1/d2->me->up ...`, or 2.4's `up->me->d0/d1/d2` order."""
+        now, old = L.TREE_ITEM.findall(m.string), L.TREE_ITEM_24.findall(m.string)
+        items = [(c, me, up, (d0, d1, d2)) for c, d0, d1, d2, me, up in now] or [
+            (c, me, up, (d0, d1, d2)) for c, up, me, d0, d1, d2 in old
+        ]
+        for c, me, up, down in items:
+            self.tree_node(host, int(c), int(me), int(up), tuple(map(int, down)))
+        return bool(items)
+
+    def _tree_line(self, host: str | None, m) -> None:
+        c, up, me, d0, d1, d2 = map(int, m.groups())
+        self.tree_node(host, c, me, up, (d0, d1, d2))
+
+    def _nvls_head(self, host: str | None, m) -> None:
+        self.nvls_seen = True
+        heads = self.nvls_heads[int(m.group(1))] = [int(r) for r in m.group(2).split()]
+        self.ranks.update(heads)  # one head rank per node
+
+    def _channel_counts(self, host: str | None, m) -> None:
+        self.coll_channels = int(m.group(1))
+        if m.group(2) is not None:
+            self.collnet_channels = int(m.group(2))
+        if m.group(3) is not None:
+            self.nvls_channels = int(m.group(3))
+
+    def _collnet_edge(self, host: str | None, m) -> None:
+        self.collnet_edges += 1
+        self.rank_on(host, int(m.group(2)))
+
+    def _connected(self, host: str | None, m) -> None:
+        self.connected.add(m.group(1).lower())
+
+    def _choice(self, host: str | None, m) -> None:
+        self.choices[(m.group(1), int(m.group(2)), m.group(3).title(), m.group(4).title())] += 1
+
+    def _choice_numeric(self, host: str | None, m) -> None:
+        algorithm, protocol = _named(L.ALGORITHMS, m.group(3)), _named(L.PROTOCOLS, m.group(4))
+        self.choices[(m.group(1), int(m.group(2)), algorithm, protocol)] += 1
+
+    # Each kind of line and its reader, tried in this order (the first pattern that matches
+    # reads the line). A reader returns False only when the line did not hold what it expected.
+    READERS = (
+        (L.INIT, _init),
+        (L.RING_ORDER, _ring_order),
+        (L.RING_LINK, _ring_link),
+        (L.EDGE, _edge),
+        (L.TREES, _trees),
+        (L.TREE_LINE, _tree_line),
+        (L.NVLS_HEAD, _nvls_head),
+        (L.CHANNEL_COUNTS, _channel_counts),
+        (L.COLLNET_EDGE, _collnet_edge),
+        (L.CONNECTED, _connected),
+        (L.CHOICE, _choice),
+        (L.CHOICE_NUMERIC, _choice_numeric),
+    )
 
     def tree_node(
         self, host: str | None, channel: int, me: int, up: int, down: tuple[int, ...]
