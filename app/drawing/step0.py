@@ -20,7 +20,13 @@ def picture(trace: Trace) -> dict:
         "topology": topology(trace),
         "grid": grid(trace),
         "summary": summary(trace),
+        "topology_label": topology_label(trace),
     }
+
+
+def topology_label(trace: Trace) -> str:
+    """The topology picture's text alternative (its aria-label), in the embed and on the socket."""
+    return "Step 0, before the first transfer: " + summary(trace)
 
 
 def summary(trace: Trace) -> str:

@@ -15,11 +15,10 @@ from pathlib import Path
 import jinja2
 
 from app.collectives import Trace
-from app.drawing.step0 import summary
+from app.drawing.step0 import topology_label
 from app.drawing.topology import topology
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-LABEL = "Step 0, before the first transfer: "  # as templates/lab/_views.html labels it
 
 
 @functools.cache
@@ -30,4 +29,4 @@ def _macro():
 
 def topology_svg(trace: Trace) -> str:
     """The run's topology before its first step, as one <svg> element's markup."""
-    return str(_macro()(topology(trace), LABEL + summary(trace))).strip()
+    return str(_macro()(topology(trace), topology_label(trace))).strip()
