@@ -32,6 +32,7 @@ from playwright.sync_api import expect
 
 from app import create_app
 from app.costs.calculators import CALCULATORS
+from app.quiz.bank import load_bank
 from tests.conftest import TEST_CONFIG, empty_page
 
 PAYLOADS = {
@@ -461,9 +462,13 @@ def test_the_lesson_search_box_shows_payloads_as_text(watched, live_server):
 @pytest.mark.browser
 @pytest.mark.server
 def test_payloads_typed_as_quiz_answers_run_nothing(watched, live_server):
+    # Named questions, not a random draw: three of each kind, so both inputs always meet them.
+    questions = load_bank().questions
+    ids = [q.id for q in questions if q.kind == "numeric"][:3]
+    ids += [q.id for q in questions if q.kind == "explain"][:3]
     visit(watched, f"{live_server.url}/quiz")
     watched.evaluate(
-        "CollectiveLab.quizPage.begin(new URLSearchParams('kinds=numeric,explain&count=6'))"
+        "ids => CollectiveLab.quizPage.begin(new URLSearchParams({ids: ids.join(',')}))", ids
     )
     payloads = list(PAYLOADS.items())
     seen = set()
