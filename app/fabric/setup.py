@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.collectives import COLLECTIVES, MAX_RANKS, check, node_split_problem
-from app.collectives.registry import REGISTRY
+from app.collectives.registry import REGISTRY, catalog_order
 from app.costs.checks import number
 from app.costs.model import MAX_MESSAGE_BYTES
 
@@ -44,7 +44,7 @@ def algorithm_names(collective: object, algorithms: object) -> tuple[str, tuple[
         raise FabricError(
             f"collective must be one of {', '.join(COLLECTIVES)}; got {collective!r:.40}"
         )
-    offered = [name for (c, name) in REGISTRY if c == collective]
+    offered = [name for (c, name) in sorted(REGISTRY, key=catalog_order) if c == collective]
     if isinstance(algorithms, str) or not isinstance(algorithms, list | tuple):
         raise FabricError(f"algorithms must be a list of 1 to {MAX_ALGORITHMS} names")
     names = tuple(algorithms)
