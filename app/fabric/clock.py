@@ -34,6 +34,7 @@ class StepProfile:
     phase: str
     latency_s: float  # α of the slowest path
     seconds_per_byte: float  # busiest link's share of M over its bandwidth
+    unblocked_per_byte: float  # the same with the spine links at full bisection (1:1)
     bottleneck: int  # link index, -1 when nothing moves
     links: np.ndarray  # indices of the links that carry bytes
     shares: np.ndarray  # their bytes per byte of M
@@ -49,6 +50,8 @@ def profile(
     """Route every step of `steps` with rank r on node `placement[r]`."""
     routes = router(topology)
     bandwidth = np.array([link.bandwidth_gbs for link in topology.links]) * GB
+    spine = np.array([link.uplink for link in topology.links], dtype=bool)
+    unblocked = np.where(spine, bandwidth * topology.oversubscription, bandwidth)
     out = []
     for step in steps:
         load = np.zeros(len(topology.links))
@@ -60,19 +63,30 @@ def profile(
             latency_us = max(latency_us, path_us)
         used = np.flatnonzero(load)
         per_byte = load[used] / bandwidth[used]
-        worst = int(np.argmax(per_byte)) if len(used) else -1
+        worst = _worst(per_byte, spine[used])
         out.append(
             StepProfile(
                 step.index,
                 step.phase,
                 latency_us * 1e-6,
                 float(per_byte[worst]) if worst >= 0 else 0.0,
+                float(np.max(load[used] / unblocked[used], initial=0.0)),
                 int(used[worst]) if worst >= 0 else -1,
                 used,
                 load[used],
             )
         )
     return tuple(out)
+
+
+def _worst(per_byte: np.ndarray, spine: np.ndarray) -> int:
+    """Return the position of the busiest link; among equals, one that is no spine link (the
+    NIC's own link names the bottleneck better when the spine is not what slows the step)."""
+    if not len(per_byte):
+        return -1
+    tied = np.flatnonzero(per_byte >= per_byte.max() * (1 - 1e-12))
+    own = tied[~spine[tied]]
+    return int(own[0] if len(own) else tied[0])
 
 
 def line(steps: tuple[StepProfile, ...]) -> tuple[float, float]:
