@@ -118,7 +118,7 @@ def _step(step: StepProfile, m: float, start: float, topology: Topology, gbs) ->
         "bottleneck": bottleneck,
         "links": step.links.tolist(),
         "bytes": loads.tolist(),
-        "utilisation": busy.tolist(),
+        "utilisation": np.round(busy, 4).tolist(),  # 4 digits: short JSON, enough to colour
     }
 
 
