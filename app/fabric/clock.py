@@ -43,7 +43,7 @@ class StepProfile:
         return self.latency_s + self.seconds_per_byte * message_bytes
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)  # holds its topology too: with registry's 16, at most 48 alive
 def profile(
     steps: tuple[StepShape, ...], topology: Topology, placement: tuple[int, ...]
 ) -> tuple[StepProfile, ...]:

@@ -75,8 +75,8 @@ def _torus(*axes: str) -> Callable[..., Topology]:
     return build
 
 
-def _axis(name: str, default: int) -> Param:
-    return Param(name, INT, default, 2, 16, f"GPUs along the {name} axis")
+def _axis(name: str, default: int, high: int) -> Param:
+    return Param(name, INT, default, 2, high, f"GPUs along the {name} axis")
 
 
 TOPOLOGIES: dict[str, Spec] = {
@@ -143,8 +143,8 @@ TOPOLOGIES: dict[str, Spec] = {
             "N nodes × g GPUs on NVSwitch, one NIC per GPU, NIC j on leaf j (rail j), every "
             "leaf joined to every spine; oversubscription = a leaf's down/up bandwidth ratio.",
             (
-                Param("nodes", INT, 2, 1, 64, "nodes (servers)"),
-                Param("gpus_per_node", INT, 8, 1, 16, "GPUs (and NICs, rails) per node"),
+                Param("nodes", INT, 2, 1, 32, "nodes (servers)"),
+                Param("gpus_per_node", INT, 8, 1, 8, "GPUs (and NICs, rails) per node"),
                 Param("oversubscription", FLOAT, 1, 1, 16, "leaf down:up bandwidth ratio"),
                 Param("spines", INT, 4, 1, 32, "spine switches (equal-cost paths between rails)"),
             ),
@@ -163,7 +163,7 @@ TOPOLOGIES: dict[str, Spec] = {
             "torus2d",
             "2D torus",
             "GPUs on an x × y wrap-around grid, each linked to its four neighbours (TPU-style).",
-            (_axis("x", 4), _axis("y", 4)),
+            (_axis("x", 4, 16), _axis("y", 4, 16)),
             link_keys,
             "nvlink4",
             _torus("x", "y"),
@@ -172,7 +172,7 @@ TOPOLOGIES: dict[str, Spec] = {
             "torus3d",
             "3D torus",
             "GPUs on an x × y × z wrap-around grid, each linked to its six neighbours.",
-            (_axis("x", 4), _axis("y", 4), _axis("z", 4)),
+            (_axis("x", 4, 8), _axis("y", 4, 8), _axis("z", 4, 8)),
             link_keys,
             "nvlink4",
             _torus("x", "y", "z"),
@@ -231,7 +231,7 @@ def topology(name: str, *, ranks: int, preset: str | None = None, **params: obje
     return _built(name, preset, size, tuple(sorted(values.items())))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=16)  # ≤ 512 GPUs each: fat-tree 32 × 8, torus 16 × 16 or 8 × 8 × 8
 def _built(name: str, preset: str, ranks: int, values: tuple) -> Topology:
     spec = TOPOLOGIES[name]
     topo = spec.build(ranks, resolve(preset, spec.presets()), **dict(values))

@@ -100,7 +100,7 @@ class Router:
         return np.array(indices), np.array(shares), latency[t]
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)  # its BFS tables: two lists of the node count per GPU used
 def router(topology: Topology) -> Router:
     """Return the (kept) router of `topology`."""
     return Router(topology)

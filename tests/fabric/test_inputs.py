@@ -19,7 +19,7 @@ GOOD = {
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"nodes": 0}, "nodes must be an integer in 1..64"),
+        ({"nodes": 0}, "nodes must be an integer in 1..32"),
         ({"nodes": 2.5}, "nodes must be an integer"),
         ({"oversubscription": 0.5}, "oversubscription must be a number in 1..16"),
         ({"oversubscription": float("nan")}, "oversubscription"),

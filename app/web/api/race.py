@@ -28,6 +28,7 @@ DIGITS = re.compile(r"[0-9]{1,6}")
 SHARED = ("collective", "algorithms", "ranks", "topology", "preset", "mapping")
 RACE_FIELDS = (*SHARED, "bytes")
 SWEEP_FIELDS = (*SHARED, "low_bytes", "high_bytes")
+TOPOLOGY_PARAMS = frozenset(p.name for spec in TOPOLOGIES.values() for p in spec.params)
 
 
 def _ranks(text: str | None) -> int:
@@ -65,8 +66,15 @@ def _number(args: Mapping[str, str], name: str, default: float | None = None) ->
 
 
 def _common(args: Mapping[str, str], fields: tuple[str, ...]) -> dict:
-    """Read the inputs a race and a sweep share; every other key is a topology parameter."""
+    """Read the inputs a race and a sweep share; every other key must be a topology parameter
+    (which ones the chosen topology takes, `app.fabric` checks)."""
     params = {k: v for k, v in args.items() if k not in fields}
+    for key in params:
+        if key not in TOPOLOGY_PARAMS:
+            raise FabricError(
+                f"{key[:40]} is not a field here; the fields: {', '.join(fields)}, and the "
+                f"topology's parameters ({', '.join(sorted(TOPOLOGY_PARAMS))})"
+            )
     return {
         "collective": args.get("collective"),
         "algorithms": _algorithms(args.get("algorithms")),
