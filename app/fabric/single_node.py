@@ -51,18 +51,8 @@ def flat_switch(ranks: int, preset: Resolved) -> Topology:
     gpus = [b.node(f"GPU{g}", GPU) for g in range(ranks)]
     for gpu in gpus:
         b.duplex(gpu, switch, "wire", link.bandwidth_gbs, link.latency_us / 2)
-    return b.build(
-        "flat_switch",
-        "Flat: one port per GPU into an ideal switch",
-        gpus,
-        [gpus_range(ranks)],
-        ranks,
-    )
-
-
-def gpus_range(count: int) -> list[int]:
-    """Return GPU positions 0..count-1 (one group)."""
-    return list(range(count))
+    label = "Flat: one port per GPU into an ideal switch"
+    return b.build("flat_switch", label, gpus, _machines(ranks, ranks), ranks)
 
 
 def _switched(name: str, label: str, gpus: int, per_group: int, preset: Resolved, names):
