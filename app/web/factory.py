@@ -72,12 +72,13 @@ def _init_http(app: Flask) -> None:
         nccl_log,
         nccl_tests,
         quiz,
+        race,
         toolkit,
     )
 
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
     pages = (home, lab, calculators, lessons, quiz, classroom, toolkit, nccl_tests, nccl_log)
-    pages += (measure,)
+    pages += (measure, race)
     apis = (simulate, costs, quiz_api, nccl_tests_api, nccl_log_api, race_api)
     for blueprint in (module.bp for module in pages + apis):
         app.register_blueprint(blueprint)

@@ -221,7 +221,16 @@ def error_page(error: PageError, *, embed: bool):
 
 @bp.get("/lab")
 def lab():
-    """Show the live lab with its controls prefilled from the query string."""
+    """Show the live lab with its controls prefilled from the query string; `mode=race` shows
+    the race view (pages/race.py)."""
+    mode = request.args.get("mode")
+    if mode == "race":
+        from .race import lab_race  # race.py builds on this module's helpers
+
+        return lab_race(request.args)
+    if mode not in (None, "", "run"):
+        error = PageError(400, f"mode must be race or run (or left out); got {mode[:40]!r}")
+        return error_page(error, embed=False)
     try:
         state = parse_state(request.args)
         speed = _speed(request.args)

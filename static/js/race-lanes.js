@@ -1,0 +1,154 @@
+// The race's lanes: one per algorithm, each a row of bars, one bar per step, placed and sized by
+// the step's simulated start and time on the shared clock (every lane on the same scale, so
+// lengths compare directly). A bar splits into α and the time of the bytes on its busiest link.
+// Under each lane: the step at the clock, its bottleneck link, and the links it loads most,
+// shaded by utilisation in cividis (a quantity, so not a chunk colour). Every number is the
+// server's (GET /api/race); this file only places and writes them.
+(function (global) {
+  "use strict";
+  const CL = global.CollectiveLab;
+  const F = CL.raceFormat;
+  const SHOWN_LINKS = 4; // the busiest links named under a lane
+  const PLACES = ["1st", "2nd", "3rd", "4th"];
+
+  function el(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // Cividis at `t` in [0, 1], linear in RGB between the palette's stops (as Plotly paints it).
+  function cividis(t) {
+    const stops = CL.palette.CIVIDIS;
+    const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    t = Math.min(1, Math.max(0, t));
+    for (let i = 1; i < stops.length; i++) {
+      if (t <= stops[i][0]) {
+        const [s0, c0] = stops[i - 1], [s1, c1] = stops[i];
+        const f = s1 > s0 ? (t - s0) / (s1 - s0) : 0;
+        const a = rgb(c0), b = rgb(c1);
+        return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(",")})`;
+      }
+    }
+    return stops[stops.length - 1][1];
+  }
+
+  // The index of the step running at `t` (the last to start at or before it).
+  function stepAt(steps, t) {
+    let lo = 0, hi = steps.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (steps[mid].start_s <= t) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  function stepTitle(s, n) {
+    const b = s.bottleneck;
+    const where = b ? ` on ${F.linkName(b)}, ${CL.formatBytes(b.bytes, "binary")}` : "";
+    return `Step ${s.index + 1} of ${n}${s.phase ? ` (${s.phase})` : ""}: ${F.formatTime(s.time_s)} = `
+      + `${F.formatTime(s.latency_s)} α + ${F.formatTime(s.bandwidth_s)}${where}`;
+  }
+
+  class RaceLanes {
+    constructor(root) {
+      this.root = root;
+    }
+
+    // Draw the lanes of a race (the JSON of GET /api/race).
+    reset(race) {
+      this.race = race;
+      this.links = race.topology.links;
+      this.end = Math.max(...race.runs.map((r) => r.time_s));
+      this.lanes = race.runs.map((run) => this._lane(run));
+      this.root.replaceChildren(...this.lanes.map((l) => l.box));
+      this.show(0);
+    }
+
+    _lane(run) {
+      const n = run.steps.length;
+      const box = el("article", "lane");
+      box.dataset.algorithm = run.algorithm;
+      box.dataset.place = run.place;
+      const head = el("header", "lane-head");
+      const place = el("span", "lane-place", "");
+      const name = el("h3", "lane-name", run.algorithm.replace(/_/g, " "));
+      const sum = el("span", "lane-sum muted",
+        `${n} steps · ${F.formatTime(run.time_s)} · ${run.bound}-bound`
+        + (run.busbw_gbs ? ` · busbw ${CL.sig(run.busbw_gbs, 3)} GB/s` : ""));
+      head.append(place, name, sum);
+      const track = el("div", "lane-track");
+      track.setAttribute("role", "img");
+      track.setAttribute("aria-label", `${run.algorithm.replace(/_/g, " ")}: ${n} steps, ${F.formatTime(run.time_s)} in all`
+        + (run.bottleneck ? `; its costliest link: ${F.linkName(run.bottleneck)}` : ""));
+      for (const s of run.steps) {
+        const seg = el("span", "seg");
+        seg.style.left = `${(100 * s.start_s) / this.end}%`;
+        seg.style.width = `${(100 * s.time_s) / this.end}%`;
+        seg.title = stepTitle(s, n);
+        const alpha = el("span", "seg-alpha");
+        const beta = el("span", "seg-beta");
+        const share = s.time_s > 0 ? s.latency_s / s.time_s : 1;
+        alpha.style.width = `${100 * share}%`;
+        beta.style.width = `${100 * (1 - share)}%`;
+        seg.append(alpha, beta);
+        track.append(seg);
+      }
+      const future = el("span", "lane-future");
+      const head2 = el("span", "playhead");
+      track.append(future, head2);
+      const now = el("p", "lane-now");
+      now.dataset.role = "now";
+      const links = el("ul", "lane-links");
+      links.setAttribute("aria-label", `${run.algorithm.replace(/_/g, " ")}: the busiest links now`);
+      box.append(head, track, now, links);
+      return { run, box, place, future, playhead: head2, now, links, shown: -2 };
+    }
+
+    // Show the shared clock at `t` seconds in every lane.
+    show(t) {
+      const x = `${(100 * Math.min(t, this.end)) / this.end}%`;
+      for (const lane of this.lanes) {
+        const { run } = lane;
+        lane.future.style.left = x;
+        lane.playhead.style.left = x;
+        const done = t >= run.time_s * (1 - 1e-12);
+        lane.box.classList.toggle("finished", done);
+        lane.place.textContent = done ? PLACES[run.place - 1] : "";
+        const i = done ? -1 : stepAt(run.steps, t);
+        if (i === lane.shown) continue; // the same step as the last frame: nothing to rewrite
+        lane.shown = i;
+        this._now(lane, i);
+      }
+    }
+
+    _now(lane, i) {
+      const { run } = lane;
+      if (i < 0) {
+        lane.now.textContent = `Finished at ${F.formatTime(run.time_s)}: ${PLACES[run.place - 1]}.`
+          + (run.bottleneck ? ` Its costliest link: ${F.linkName(run.bottleneck)}.` : "");
+        lane.links.replaceChildren();
+        return;
+      }
+      const s = run.steps[i];
+      const b = s.bottleneck;
+      lane.now.textContent = `Step ${i + 1} of ${run.steps.length}${s.phase ? ` (${s.phase})` : ""}: `
+        + `${F.formatTime(s.time_s)}; bottleneck ${b ? `${F.linkName(b)}, ${CL.formatBytes(b.bytes, "binary")}` : "none (α only)"}.`;
+      const order = s.links.map((_, k) => k).sort((a, c) => s.utilisation[c] - s.utilisation[a]).slice(0, SHOWN_LINKS);
+      lane.links.replaceChildren(...order.map((k) => {
+        const item = el("li", "link-load");
+        const swatch = el("span", "link-swatch");
+        swatch.style.background = cividis(s.utilisation[k]);
+        swatch.setAttribute("aria-hidden", "true");
+        const link = this.links[s.links[k]];
+        item.append(swatch, document.createTextNode(` ${link.name} ${F.percent(s.utilisation[k])}`));
+        if (b && s.links[k] === b.link) item.classList.add("bottleneck");
+        return item;
+      }));
+    }
+  }
+
+  CL.RaceLanes = RaceLanes;
+  CL.raceCividis = cividis;
+})(window);
