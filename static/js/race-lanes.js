@@ -75,7 +75,7 @@
       const place = el("span", "lane-place", "");
       const name = el("h3", "lane-name", run.algorithm.replace(/_/g, " "));
       const sum = el("span", "lane-sum muted",
-        `${n} steps · ${F.formatTime(run.time_s)} · ${run.bound}-bound`
+        `${n} step${n === 1 ? "" : "s"} · ${F.formatTime(run.time_s)} · ${run.bound}-bound`
         + (run.busbw_gbs ? ` · busbw ${CL.sig(run.busbw_gbs, 3)} GB/s` : ""));
       head.append(place, name, sum);
       const track = el("div", "lane-track");

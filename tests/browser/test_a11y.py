@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
 LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("*.md"))
 FIRST_CALC = sorted(CALCULATORS)[0]
+RACE_EMBED = (
+    "/embed/race?collective=allreduce&algorithms=ring,direct&ranks=4&bytes=1024&topology=nvswitch"
+)
 # What a visitor opens; the lab waits for its first step, a quiz for a drawn question.
 PAGES = [
     "/",
@@ -40,6 +43,8 @@ PAGES = [
     "/calculators",
     "/embed/allreduce/ring?ranks=4",
     f"/embed/calc/{FIRST_CALC}",
+    "/lab?mode=race",  # the default race: a 2:1 fat-tree, three lanes and the sweep chart
+    RACE_EMBED,
     "/class",
     "/class/ACDEFG",  # a student's first view of a class: the name to give
     "/nccl-log",  # the empty form; tests/browser/test_nccl_log.py checks it with a drawing
@@ -47,6 +52,8 @@ PAGES = [
 ]
 READY = {
     "/lab": '[data-role="counter"]',
+    "/lab?mode=race": '[data-role="clock-crossovers"]',  # the lanes, then the sweep drawn
+    RACE_EMBED: ".lane",
     "/embed/allreduce/ring?ranks=4": '[data-role="counter"]',
     "/class/ACDEFG": '[data-role="join-card"]',
 }

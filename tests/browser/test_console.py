@@ -102,6 +102,20 @@ def use_calculators(page, url: str, path: str) -> None:
     expect(page.locator(CALC_DRAWN)).to_have_count(widgets.count(), timeout=30_000)
 
 
+def use_race(page, url: str) -> None:
+    """Open the race view, wait for its lanes and sweep, and play it to the finish by keys."""
+    page.goto(f"{url}/lab?mode=race")
+    expect(page.locator('[data-role="clock-crossovers"]')).to_be_visible(timeout=30_000)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")
+    expect(page.locator(".lane.finished")).to_have_count(3)
+
+
+def use_race_embed(page, url: str) -> None:
+    page.goto(f"{url}/embed/race?collective=allgather&algorithms=ring,bruck&ranks=8&bytes=4096")
+    expect(page.locator(".lane")).to_have_count(2, timeout=30_000)
+
+
 VISITS = [
     ("home", lambda page, url: use_plain(page, url, "/")),
     ("lab, run to the end", use_lab),
@@ -113,6 +127,8 @@ VISITS = [
     ("quiz, a question drawn", use_quiz),
     ("calculators", lambda page, url: use_calculators(page, url, "/calculators")),
     ("embed, autoplayed to the end", use_embed),
+    ("race, played to the finish", use_race),
+    ("race embed", use_race_embed),
     *[
         (
             f"embed calc {name}",

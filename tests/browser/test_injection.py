@@ -211,6 +211,13 @@ EMBED_QUERIES = {  # parameter -> (collective/algorithm, other query)
 }
 
 
+RACE_QUERY = (  # a race the race pages accept: one bad field after it is the page's to refuse
+    "collective=allreduce&algorithms=ring,direct&ranks=4&bytes=1024&topology=nvswitch"
+)
+RACE_PAGE_KEYS = ("collective", "algorithms", "ranks", "bytes", "topology", "preset", "mapping")
+RACE_PAGE_KEYS += ("gpus", "speed", "autoplay")
+
+
 def page_cases() -> list[tuple[str, str, str | None]]:
     """List (id, URL with {p} for the payload, the element that shows it back, if any)."""
     lab_error = ERROR_TEXT
@@ -223,6 +230,12 @@ def page_cases() -> list[tuple[str, str, str | None]]:
     for name, (path, base) in EMBED_QUERIES.items():
         cases.append((f"embed ?{name}", f"/embed/{path}?{base}&{name}={{p}}", lab_error))
     cases.append(("embed root ?theme", "/embed/?theme={p}", None))
+    cases.append(("lab ?mode", "/lab?mode={p}", lab_error))
+    cases.append(("race unknown key", "/lab?mode=race&{p}=1", None))
+    for name in RACE_PAGE_KEYS:  # the race's own messages may shorten what they show back
+        cases.append((f"race ?{name}", f"/lab?mode=race&{RACE_QUERY}&{name}={{p}}", None))
+    cases.append(("embed/race ?theme", f"/embed/race?{RACE_QUERY}&theme={{p}}", lab_error))
+    cases.append(("embed/race ?algorithms", "/embed/race?algorithms={p}", None))
     cases.append(("calculators ?any", "/calculators?{p}={p}", None))
     cases.append(("embed/calc /<name>", "/embed/calc/{p}", ".error-box"))
     cases.append(("embed/calc ?theme", "/embed/calc/zero?theme={p}", ".error-box"))

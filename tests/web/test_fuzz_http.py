@@ -79,7 +79,7 @@ COST_BASE = {
 }
 QUIZ_FIELDS = ("mode", "topics", "kinds", "difficulty", "ids", "count", "lesson")
 LAB_FIELDS = ("collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node")
-LAB_FIELDS += ("speed", "predict")
+LAB_FIELDS += ("speed", "predict", "mode")
 EMBED_FIELDS = (*LAB_FIELDS[2:], "autoplay", "loop", "narrate", "theme")
 TOPOLOGY_PARAMS = tuple(sorted({p.name for s in TOPOLOGIES.values() for p in s.params}))
 RACE_BASE = {
@@ -95,6 +95,7 @@ RACE_BASE = {
     "oversubscription": "2",
 }
 SWEEP_BASE = {**{k: v for k, v in RACE_BASE.items() if k != "bytes"}, "high_bytes": "1048576"}
+RACE_PAGE_FIELDS = (*RACE_FIELDS, *TOPOLOGY_PARAMS, "speed", "autoplay", "theme")
 
 
 # -- what each endpoint takes ---------------------------------------------------------------------
@@ -144,6 +145,8 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return (*RACE_FIELDS, *TOPOLOGY_PARAMS)
     if endpoint == "race.race_sweep":
         return (*SWEEP_FIELDS, *TOPOLOGY_PARAMS)
+    if endpoint == "race_page.embed":
+        return RACE_PAGE_FIELDS
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
 
 
@@ -169,6 +172,8 @@ def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
         return dict(RACE_BASE)
     if endpoint == "race.race_sweep":
         return dict(SWEEP_BASE)
+    if endpoint == "race_page.embed":
+        return {**RACE_BASE, "theme": "dark"}
     return {}
 
 
@@ -571,6 +576,7 @@ RULES = rules()
 def test_the_fuzzing_covers_every_endpoint_of_the_app():
     endpoints = {endpoint for _, endpoint, _, _ in RULES}
     assert {"api.simulate_run", "costs.calc", "quiz_api.answer", "lab.embed", "static"} <= endpoints
+    assert {"race.race_run", "race.race_sweep", "race_page.embed"} <= endpoints
     assert {"lessons.search", "lessons.index", "pages.favicon"} <= endpoints
     assert {"toolkit.drill_check", "toolkit.layout_check", "toolkit.triage_check"} <= endpoints
     assert ("/api/simulate", "POST") in {(r, m) for r, _, m, _ in RULES}
