@@ -13,7 +13,7 @@ from ..checks import choice, integer
 from ..errors import CostError
 from ..hardware import HARDWARE
 from ..nccl_tests import busbw_gbs
-from ..ranking import rank_algorithms
+from ..ranking import lines
 from .constants import FUNCTIONS, NCCL_TAG, RING, SIMPLE
 from .graph import Shape
 from .systems import NCCL_SYSTEMS
@@ -118,10 +118,9 @@ def _choose(collective: str, shape: Shape, n_bytes: int, system: str) -> NcclCho
     )
 
 
-def alpha_beta_best(collective: str, shape: Shape, n_bytes: int) -> tuple[str, float]:
-    """This app's fastest α-β algorithm and its time (µs) on the system's HARDWARE links."""
+def alpha_beta_lines(collective: str, shape: Shape) -> dict[str, tuple[float, float]]:
+    """This app's α-β lines (intercept s, slope s/byte) per algorithm on the system's links."""
     spec = shape.system
-    ranks = shape.nodes * shape.ppn
     intra, nic = HARDWARE[spec.intra], HARDWARE[spec.nic]
     if shape.multi_node:
         link = {"latency_us": nic.latency_us, "bandwidth_gbs": nic.bandwidth_gbs}
@@ -132,8 +131,13 @@ def alpha_beta_best(collective: str, shape: Shape, n_bytes: int) -> tuple[str, f
         )
     else:
         link = {"latency_us": intra.latency_us, "bandwidth_gbs": intra.bandwidth_gbs}
-    costs, _ = rank_algorithms(collective, ranks=ranks, message_bytes=float(n_bytes), **link)
-    return costs[0].algorithm, costs[0].time_s * 1e6
+    return lines(collective, ranks=shape.nodes * shape.ppn, **link)
+
+
+def alpha_beta_best(found: dict[str, tuple[float, float]], n_bytes: int) -> tuple[str, float]:
+    """The fastest α-β algorithm at `n_bytes` and its time in µs (first in order on a tie)."""
+    name = min(found, key=lambda a: found[a][0] + found[a][1] * n_bytes)
+    return name, (found[name][0] + found[name][1] * n_bytes) * 1e6
 
 
 def nccl_table(
@@ -146,10 +150,11 @@ def nccl_table(
     """NCCL's pick and time at each size, beside the α-β model's fastest algorithm and time."""
     collective = choice("collective", collective, FUNCTIONS)
     shape = shape_for(system, ranks, nodes)
+    found = alpha_beta_lines(collective, shape)
     rows = []
     for size in sizes:
         pick = _choose(collective, shape, size, system)
-        ab_algorithm, ab_time = alpha_beta_best(collective, shape, size)
+        ab_algorithm, ab_time = alpha_beta_best(found, size)
         rows.append(
             {
                 "bytes": size,
