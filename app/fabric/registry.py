@@ -1,39 +1,26 @@
 """The topologies by name, with their parameters, presets and ranges; `topology(...)` builds one.
 
-Each parameter is checked here and a bad one raises `FabricError` naming the field, the
-allowed range and the value, e.g. "nodes must be an integer in 1..64 for topology fat_tree;
-got 0". `/api/topologies` lists `TOPOLOGIES` so the race form is built from the server.
+A parameter is a calculator input spec (`app.costs.calculators.fields.Field`): the same check
+and the same JSON form as the calculators' inputs. A bad one raises `FabricError` naming the
+field, the allowed range and the value, e.g. "nodes must be an integer in 1..32, got 0
+(topology fat_tree)". `/api/topologies` lists `TOPOLOGIES` so the race form is built from the
+server.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+
+from app.costs import CostError
+from app.costs.calculators.fields import FLOAT, INT, Field
+from app.costs.calculators.query import number_or_text
 
 from . import multi_node, single_node
 from .errors import FabricError
 from .graph import Topology
 from .presets import link_keys, resolve, system_keys
-
-INT, FLOAT = "int", "float"
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a topology."""
-
-    name: str
-    kind: str  # INT or FLOAT
-    default: float
-    low: float
-    high: float
-    help: str
-
-    def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("name", "kind", "default", "low", "high", "help")}
 
 
 @dataclass(frozen=True)
@@ -43,7 +30,7 @@ class Spec:
     name: str
     label: str
     description: str
-    params: tuple[Param, ...]
+    params: tuple[Field, ...]  # the calculators' input spec: one check, one widget format
     presets: Callable[[], tuple[str, ...]]
     default_preset: str
     build: Callable[..., Topology]
@@ -61,7 +48,12 @@ class Spec:
         }
 
 
-GPUS_PER_NODE = Param("gpus_per_node", INT, 8, 1, 64, "GPUs per node (intra-node link)")
+def _param(name: str, kind: str, default: float, low: float, high: float, label: str) -> Field:
+    """A topology parameter: a calculator-style input with its range."""
+    return Field(name, label, kind, default, low, high)
+
+
+GPUS_PER_NODE = _param("gpus_per_node", INT, 8, 1, 64, "GPUs per node (intra-node link)")
 
 
 def _flat(ranks, preset, gpus_per_node):
@@ -75,8 +67,8 @@ def _torus(*axes: str) -> Callable[..., Topology]:
     return build
 
 
-def _axis(name: str, default: int, high: int) -> Param:
-    return Param(name, INT, default, 2, high, f"GPUs along the {name} axis")
+def _axis(name: str, default: int, high: int) -> Field:
+    return _param(name, INT, default, 2, high, f"GPUs along the {name} axis")
 
 
 TOPOLOGIES: dict[str, Spec] = {
@@ -108,7 +100,7 @@ TOPOLOGIES: dict[str, Spec] = {
             "nvswitch",
             "NVSwitch node (HGX H100)",
             "Up to 8 GPUs, any pair at full NVLink rate through NVSwitch.",
-            (Param("gpus", INT, 8, 2, 8, "GPUs in the node"),),
+            (_param("gpus", INT, 8, 2, 8, "GPUs in the node"),),
             lambda: link_keys("nvlink", "nvswitch"),
             "nvswitch_h100",
             lambda ranks, preset, gpus: single_node.nvswitch(ranks, preset, int(gpus)),
@@ -119,8 +111,8 @@ TOPOLOGIES: dict[str, Spec] = {
             "GPUs under PCIe switches under two CPU sockets; pairs across sockets cross the "
             "SMP (UPI) link.",
             (
-                Param("gpus", INT, 8, 2, 16, "GPUs in the node"),
-                Param("gpus_per_switch", INT, 2, 1, 8, "GPUs under each PCIe switch"),
+                _param("gpus", INT, 8, 2, 16, "GPUs in the node"),
+                _param("gpus_per_switch", INT, 2, 1, 8, "GPUs under each PCIe switch"),
             ),
             lambda: link_keys("pcie"),
             "pcie4",
@@ -143,10 +135,10 @@ TOPOLOGIES: dict[str, Spec] = {
             "N nodes × g GPUs on NVSwitch, one NIC per GPU, NIC j on leaf j (rail j), every "
             "leaf joined to every spine; oversubscription = a leaf's down/up bandwidth ratio.",
             (
-                Param("nodes", INT, 2, 1, 32, "nodes (servers)"),
-                Param("gpus_per_node", INT, 8, 1, 8, "GPUs (and NICs, rails) per node"),
-                Param("oversubscription", FLOAT, 1, 1, 16, "leaf down:up bandwidth ratio"),
-                Param("spines", INT, 4, 1, 32, "spine switches (equal-cost paths between rails)"),
+                _param("nodes", INT, 2, 1, 32, "nodes (servers)"),
+                _param("gpus_per_node", INT, 8, 1, 8, "GPUs (and NICs, rails) per node"),
+                _param("oversubscription", FLOAT, 1, 1, 16, "leaf down:up bandwidth ratio"),
+                _param("spines", INT, 4, 1, 32, "spine switches (equal-cost paths between rails)"),
             ),
             system_keys,
             "dgx_h100",
@@ -181,25 +173,12 @@ TOPOLOGIES: dict[str, Spec] = {
 }
 
 
-def _value(topology: str, param: Param, value: object) -> float:
-    """Check one parameter (a number or its text) against its kind and range."""
-    kind = "an integer" if param.kind == INT else "a number"
-    allowed = f"{kind} in {param.low:g}..{param.high:g}"
-    where = f"{param.name} must be {allowed} for topology {topology}"
-    number = value
-    if isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            raise FabricError(f"{where}; got {value[:40]!r}") from None
-    if isinstance(number, bool) or not isinstance(number, numbers.Real):
-        raise FabricError(f"{where}; got {value!r:.40}")
-    number = float(number)
-    if math.isnan(number) or not param.low <= number <= param.high:
-        raise FabricError(f"{where}; got {value!r:.40}")
-    if param.kind == INT and number != int(number):
-        raise FabricError(f"{where}; got {value!r:.40}")
-    return int(number) if param.kind == INT else number
+def _value(topology: str, param: Field, value: object) -> float:
+    """Check one parameter (a number or its text) with its field's own check."""
+    try:
+        return param.check(number_or_text(value) if isinstance(value, str) else value)
+    except CostError as error:
+        raise FabricError(f"{error} (topology {topology})") from None
 
 
 def check_params(name: object, params: Mapping[str, object]) -> tuple[Spec, dict]:

@@ -79,3 +79,22 @@ def test_round_robin_spreads_the_crossings_over_the_leaves():
     spread = ring(2, "round_robin")
     assert spread.time_s == pytest.approx(681 * US, rel=1e-12)
     assert not spread.contention
+
+
+def test_round_robin_breaks_the_hierarchical_allreduce():
+    """Hierarchical allreduce, 2 × 8 H100 at 1:1, M = 64 MB; its "nodes" are ranks 0-7, 8-15.
+
+    fill (the nodes it assumes): intra-node ring reduce-scatter, 7 steps of M/8 = 8 MB over
+    NVSwitch: 7 × (0.6 + 8e6/450e9 s) = 7 × 18.378 µs; then 8 two-node allreduces of M/8, 2
+    steps of 4 MB on each GPU's own rail: 2 × (2.7 + 80) µs; then the allgather, as the first
+    phase: 128.64 + 165.4 + 128.64 = 422.7 µs.
+    round_robin (rank r on node r mod 2): every "intra-node" hop crosses the network, 8 MB
+    over a 50 GB/s NIC: 14 × (2.7 + 160) µs; the "inter-node" pairs r, r + 8 now share a node:
+    2 × (0.6 + 4e6/450e9 s). 2277.8 + 18.98 = 2296.8 µs, 5.4× slower.
+    """
+    kw = {"ranks": 16, "message_bytes": 64e6, "topology": "fat_tree", "nodes": 2}
+    nvlink_step = 0.6e-6 + 8e6 / 450e9
+    fill = race("allreduce", ["hierarchical"], **kw).runs[0]
+    assert fill.time_s == pytest.approx(14 * nvlink_step + 2 * (2.7e-6 + 4e6 / 50e9))
+    dealt = race("allreduce", ["hierarchical"], mapping="round_robin", **kw).runs[0]
+    assert dealt.time_s == pytest.approx(14 * (2.7e-6 + 8e6 / 50e9) + 2 * (0.6e-6 + 4e6 / 450e9))

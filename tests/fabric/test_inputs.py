@@ -21,7 +21,7 @@ GOOD = {
     [
         ({"nodes": 0}, "nodes must be an integer in 1..32"),
         ({"nodes": 2.5}, "nodes must be an integer"),
-        ({"oversubscription": 0.5}, "oversubscription must be a number in 1..16"),
+        ({"oversubscription": 0.5}, "oversubscription must be a number in [1, 16]"),
         ({"oversubscription": float("nan")}, "oversubscription"),
         ({"spines": "many"}, "spines must be an integer"),
         ({"topology": "hypercube"}, "topology must be one of"),

@@ -40,6 +40,7 @@ from app.fabric import TOPOLOGIES
 from app.quiz import grading, tokens
 from app.toolkit import design, drills, layout
 from app.web import params
+from app.web.api import nccl_model as nccl_model_api
 from app.web.api.nccl_tests import FIELDS as NCCL_TESTS_FIELDS
 from app.web.api.race import RACE_FIELDS, SWEEP_FIELDS
 from app.web.pages import calculators as calculator_pages
@@ -147,7 +148,20 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return (*SWEEP_FIELDS, *TOPOLOGY_PARAMS)
     if endpoint == "race_page.embed":
         return RACE_PAGE_FIELDS
+    if endpoint == "nccl_model.choice":
+        return nccl_model_api.CHOICE_FIELDS
+    if endpoint == "nccl_model.table":
+        return nccl_model_api.TABLE_FIELDS
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
+
+
+NCCL_MODEL_BASE = {
+    "collective": "allreduce",
+    "ranks": "16",
+    "bytes": "1048576",
+    "system": "dgx_h100",
+    "nodes": "2",
+}
 
 
 def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
@@ -174,6 +188,8 @@ def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
         return dict(SWEEP_BASE)
     if endpoint == "race_page.embed":
         return {**RACE_BASE, "theme": "dark"}
+    if endpoint in ("nccl_model.choice", "nccl_model.table"):
+        return {k: v for k, v in NCCL_MODEL_BASE.items() if k in field_names(endpoint, {})}
     return {}
 
 
@@ -660,6 +676,8 @@ def mutation_cases() -> list[tuple[str, str, str, object]]:
         ("nccl tests", "POST", "/api/nccl-tests", dict(NCCL_TESTS_BASE)),
         ("race", "GET", "/api/race", dict(RACE_BASE)),
         ("race sweep", "GET", "/api/race/sweep", dict(SWEEP_BASE)),
+        ("nccl model", "GET", "/api/nccl-model", dict(NCCL_MODEL_BASE)),
+        ("nccl model table", "GET", "/api/nccl-model/table", base_query("nccl_model.table", {})),
     ]
     for kind in sorted(grading.GRADERS):
         cases.append((f"answer {kind}", "POST", "/api/quiz/answer", kind))  # drawn per run
