@@ -60,6 +60,7 @@
       this.inspector = q("inspector") ? new V.Inspector(q("inspector"), (r, c) => this.select(r, c)) : null;
       this.buffer = new V.BufferView(q("buffer"), (r, c) => this.select(r, c));
       this.traffic = q("traffic") ? new V.TrafficView(q("traffic"), q("rank-bytes")) : null;
+      this.fabric = q("fabric") ? new V.FabricView(q("fabric"), catalog) : null; // lab-fabric.js
       this.narration = new V.Narration(root);
       this.tables = new V.Tables(root);
       for (const el of [q("buffer"), q("grid-table")]) if (el) this._gridKeys(el);
@@ -137,6 +138,7 @@
         const checked = this.root.querySelector('[data-role="traffic-mode"]:checked');
         if (checked) this.traffic.mode = checked.value;
       }
+      if (this.fabric) this.fabric.reset(run);
       fillLegend(document, run, this.facts, this.buffer.goal.length > 0);
       this.narration.reset(run, this.facts);
       this.tables.reset(run, this.buffer);
@@ -161,6 +163,7 @@
       this.tables.render();
       const work = [this.buffer.render()];
       if (this.traffic) work.push(this.traffic.render());
+      if (this.fabric) this.fabric.render();
       await Promise.all(work);
       if (this.inspector) this.inspector.render();
     }

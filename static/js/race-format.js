@@ -1,5 +1,6 @@
 // The race's numbers written for people: simulated times in µs, ms or s (one unit per number,
-// three significant digits), and utilisation as a percentage. The numbers come from the server.
+// three significant digits), utilisation as a percentage and as a cividis shade. The numbers
+// come from the server.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab || (global.CollectiveLab = {});
@@ -23,5 +24,21 @@
     return `${link.name} (${CL.sig(link.bandwidth_gbs, 3)} GB/s)`;
   }
 
-  CL.raceFormat = { formatTime, percent, linkName };
+  // Cividis at `t` in [0, 1], linear in RGB between the palette's stops (as Plotly paints it).
+  function cividis(t) {
+    const stops = CL.palette.CIVIDIS;
+    const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    t = Math.min(1, Math.max(0, t));
+    for (let i = 1; i < stops.length; i++) {
+      if (t <= stops[i][0]) {
+        const [s0, c0] = stops[i - 1], [s1, c1] = stops[i];
+        const f = s1 > s0 ? (t - s0) / (s1 - s0) : 0;
+        const a = rgb(c0), b = rgb(c1);
+        return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(",")})`;
+      }
+    }
+    return stops[stops.length - 1][1];
+  }
+
+  CL.raceFormat = { formatTime, percent, linkName, cividis };
 })(window);

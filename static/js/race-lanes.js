@@ -18,22 +18,6 @@
     return e;
   }
 
-  // Cividis at `t` in [0, 1], linear in RGB between the palette's stops (as Plotly paints it).
-  function cividis(t) {
-    const stops = CL.palette.CIVIDIS;
-    const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-    t = Math.min(1, Math.max(0, t));
-    for (let i = 1; i < stops.length; i++) {
-      if (t <= stops[i][0]) {
-        const [s0, c0] = stops[i - 1], [s1, c1] = stops[i];
-        const f = s1 > s0 ? (t - s0) / (s1 - s0) : 0;
-        const a = rgb(c0), b = rgb(c1);
-        return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(",")})`;
-      }
-    }
-    return stops[stops.length - 1][1];
-  }
-
   // The index of the step running at `t` (the last to start at or before it).
   function stepAt(steps, t) {
     let lo = 0, hi = steps.length - 1;
@@ -139,7 +123,7 @@
       lane.links.replaceChildren(...order.map((k) => {
         const item = el("li", "link-load");
         const swatch = el("span", "link-swatch");
-        swatch.style.background = cividis(s.utilisation[k]);
+        swatch.style.background = F.cividis(s.utilisation[k]);
         swatch.setAttribute("aria-hidden", "true");
         const link = this.links[s.links[k]];
         item.append(swatch, document.createTextNode(` ${link.name} ${F.percent(s.utilisation[k])}`));
@@ -150,5 +134,4 @@
   }
 
   CL.RaceLanes = RaceLanes;
-  CL.raceCividis = cividis;
 })(window);

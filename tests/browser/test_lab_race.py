@@ -128,3 +128,22 @@ def test_the_race_embed_plays_and_a_bad_link_names_the_field(live_server, page):
     response = page.goto(f"{live_server.url}/embed/race?{bad}")
     assert response.status == 400
     expect(page.locator('[data-role="error-message"]')).to_contain_text("oversubscription")
+
+
+def test_the_labs_link_traffic_view_shows_the_step_on_physical_links(live_server, page):
+    page.goto(f"{live_server.url}/lab?collective=allreduce&algorithm=ring&ranks=16&elements=1024")
+    expect(page.locator('.player [data-role="counter"]')).to_have_text("step 0 of 30")
+    page.select_option('[data-role="fabric-topology"]', "fat_tree")
+    shape = "&topology=fat_tree&nodes=2&gpus_per_node=8&oversubscription=2"
+    query = "collective=allreduce&algorithms=ring,recursive_doubling&ranks=16&bytes=4096"
+    race = api(page, f"{live_server.url}/api/race?{query}{shape}")
+    ring = next(r for r in race["runs"] if r["algorithm"] == "ring")
+    status = page.locator('[data-role="fabric-step"]')
+    expect(status).to_contain_text(race["topology"]["label"])
+    page.keyboard.press("ArrowRight")
+    expect(status).to_contain_text(f"Step 1 on {race['topology']['label']}")
+    expect(status).to_contain_text(ring["steps"][0]["bottleneck"]["name"])
+    links = page.locator('[data-role="fabric-links"] li')
+    expect(links.first).to_be_visible()
+    assert links.count() == min(8, len(ring["steps"][0]["links"]))
+    expect(page.locator('[data-role="fabric-links"] li.bottleneck')).to_have_count(1)
