@@ -70,7 +70,9 @@
           value: q[p.name] !== undefined ? q[p.name] : p.default,
         });
         input.setAttribute("inputmode", p.kind === "int" ? "numeric" : "decimal");
-        const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: p.help });
+        const text = p.label || p.help || p.name.replace(/_/g, " ");
+        const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: text });
+        if (p.help && p.label) label.title = p.help;
         field.append(label, input);
         return field;
       }));
