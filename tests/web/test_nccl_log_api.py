@@ -82,3 +82,17 @@ def test_a_body_past_the_limit_gets_the_one_answer_every_endpoint_gives(app, cli
     page = client.post("/nccl-log", data={"log": "x" * (limit + 1)})
     assert page.status_code == 413
     assert f"body: at most {limit} bytes" in page.get_data(as_text=True)
+
+
+def test_the_layout_is_drawn_once_however_many_channel_pictures_use_it(client):
+    """Boxes and discs once (3 hosts' boxes and 16 ranks, as the browser test reads them off
+    multi_node_ring_210.log); each channel's ring or tree picture only <use>s them."""
+    log = (LOGS / "multi_node_ring_210.log").read_text()
+    html = client.post("/nccl-log", data={"log": log}).get_data(as_text=True)
+    pictures = re.findall(r'<svg class="nl-svg".*?</svg>', html, flags=re.S)
+    assert len(pictures) >= 2  # channel 0's ring and channel 1's tree at least
+    for svg in pictures:
+        assert re.findall(r'<use href="(#[\w-]+)"/>', svg) == ["#nl-hosts", "#nl-ranks"]
+        assert "<rect" not in svg and "<circle" not in svg
+    assert html.count('<rect class="nl-box') == 3 and html.count('class="nl-rank"') == 16
+    assert html.count('id="nl-hosts"') == 1 and html.count('id="nl-ranks"') == 1
