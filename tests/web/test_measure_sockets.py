@@ -7,7 +7,6 @@ import json
 import time
 
 import pytest
-import requests
 import socketio as python_socketio
 from socketio import exceptions as socket_errors
 
@@ -18,8 +17,7 @@ from app.measure.backends import missing
 from app.measure.preset import PRESET_KEY
 from app.web.extensions import socketio
 from app.web.live import measure, measure_model
-from tests.conftest import TEST_CONFIG, require
-from tests.web.wire import ProductionServer
+from tests.conftest import TEST_CONFIG, LiveServer, require
 
 NS = "/measure"
 TINY = {
@@ -243,15 +241,25 @@ def test_measuring_on_by_default_the_namespace_accepts(app):
     assert socketio.test_client(app, namespace=NS).is_connected(NS)
 
 
-def test_python_m_app_no_measure_refuses_over_the_wire_with_the_sentence():
-    """`python -m app --no-measure`: the page and a real Socket.IO client both hear why."""
-    with ProductionServer(args=["--no-measure"]) as server:
-        page = requests.get(f"{server.url}/measure", timeout=10).text
-        assert "Measuring is turned off on this server" in page
+def test_no_measure_on_the_command_line_turns_measuring_off(monkeypatch):
+    """`python -m app --no-measure` sets the setting for this process and its workers."""
+    from app.__main__ import main
+
+    monkeypatch.setenv("COLLECTIVE_LAB_MEASURE_ENABLED", "true")  # restored after the test
+    served = []
+    monkeypatch.setattr("app.web.server.serve", lambda host, port: served.append(port))
+    main(["--no-measure", "--port", "5999"])
+    assert served == [5999]
+    assert create_app(TEST_CONFIG).config["MEASURE_ENABLED"] is False
+
+
+def test_a_real_client_hears_the_sentence_over_the_wire(disabled_app):
+    """The refusal reaches a Socket.IO client as connect_error {message: DISABLED}."""
+    with LiveServer(disabled_app) as server:
         client = python_socketio.Client(reconnection=False)
         heard = []
         client.on("connect_error", heard.append, namespace=NS)
         with pytest.raises(python_socketio.exceptions.ConnectionError):
-            client.connect(server.url, namespaces=[NS], transports=["websocket"], wait_timeout=10)
+            client.connect(server.url, namespaces=[NS], transports=["polling"], wait_timeout=10)
         client.disconnect()
     assert heard == [{"message": measure.DISABLED}]
