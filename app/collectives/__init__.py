@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     broadcast,
     gather_scatter,
     hierarchical,
+    innetwork,
     reduce,
     reduce_scatter,
     sendrecv,

@@ -27,6 +27,8 @@ ALGORITHM_ORDER = (
     "scatter_allgather",
     "reduce_broadcast",
     "pipeline",
+    "nvls",
+    "collnet",
     "direct",
 )
 
@@ -48,6 +50,14 @@ class Algorithm:
     ports_note: str = ""
     needs_ranks_per_node: bool = False
     power_of_two: bool = False  # runs only on a power-of-two rank count
+    # In-network algorithms: the switch they need, in words ("" for none), and the most ranks
+    # (and ranks per node) that hardware and NCCL allow them; None for no limit of their own.
+    needs_switch: str = ""
+    max_ranks: int | None = None
+    max_ranks_per_node: int | None = None
+    # Chunks from ranks_per_node, for an algorithm whose chunking follows the node size; it
+    # takes the place of `parts`.
+    node_parts: Callable[[int], int] | None = None
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -63,6 +73,10 @@ def algorithm(
     ports_note: str = "",
     needs_ranks_per_node: bool = False,
     power_of_two: bool = False,
+    needs_switch: str = "",
+    max_ranks: int | None = None,
+    max_ranks_per_node: int | None = None,
+    node_parts: Callable[[int], int] | None = None,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -81,6 +95,10 @@ def algorithm(
             ports_note,
             needs_ranks_per_node,
             power_of_two,
+            needs_switch,
+            max_ranks,
+            max_ranks_per_node,
+            node_parts,
         )
         return run
 

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from app.collectives import node_split_problem
+from app.collectives.registry import REGISTRY
 
 from .checks import integer
 from .errors import CostError
@@ -33,11 +34,21 @@ class Segment:
 
 def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_node) -> str:
     """Return why `algorithm` cannot run with these shapes, or '' when it can."""
+    engine = REGISTRY[(collective, algorithm)]  # the catalog's limits for in-network ones
+    if engine.needs_switch:
+        ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
+        if engine.max_ranks is not None and ranks > engine.max_ranks:
+            return f"needs {engine.needs_switch}: at most {engine.max_ranks} ranks"
+        if not engine.needs_ranks_per_node and ranks_per_node is not None:
+            if integer("ranks_per_node", ranks_per_node, low=1, high=ranks) < ranks:
+                return f"needs {engine.needs_switch}: all ranks on one node"
     if ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
         if ranks_per_node is None:
             return "needs ranks_per_node (GPUs per node)"
         ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
         ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
+        if engine.max_ranks_per_node is not None and ranks_per_node > engine.max_ranks_per_node:
+            return f"at most {engine.max_ranks_per_node} ranks per node (NCCL's limit for it)"
         return node_split_problem(ranks, ranks_per_node)
     return ""
 

@@ -2,8 +2,9 @@
 engine executes equal the model's count of alpha terms, and the bytes each rank sends in
 `simulate` equal the model's per-rank bytes (REFERENCE § 1).
 
-Elements are chosen so every chunk count divides them: lcm(2p, 2·pof2), which covers p blocks,
-p segments, pof2 Rabenseifner chunks and the double binary tree's two halves.
+Elements are chosen so every chunk count divides them: lcm(4p, 2·pof2), which covers p blocks,
+p segments, pof2 Rabenseifner chunks, the double binary tree's two halves, NVLS's 4 segments
+and CollNet's 4·g.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ ITEMSIZE = 4  # the engine's default inputs are float32
 
 
 def _elements(p: int) -> int:
-    return math.lcm(2 * p, 2 * largest_power_of_two(p))
+    return math.lcm(4 * p, 2 * largest_power_of_two(p))
 
 
 def _message_bytes(collective: str, p: int, elements: int) -> int:
@@ -51,8 +52,11 @@ def _cases():
     for entry in catalog():
         collective, algorithm = entry["collective"], entry["algorithm"]
         for p in RANKS:
+            if p > entry["max_ranks"]:  # an NVSwitch domain's limit (catalog)
+                continue
             if entry["needs_ranks_per_node"]:
-                for g in sorted(set(_ranks_per_node(p))):
+                most = entry["max_ranks_per_node"] or p
+                for g in sorted(g for g in set(_ranks_per_node(p)) if g <= most):
                     yield pytest.param(
                         collective, algorithm, p, g, id=f"{collective}-{algorithm}-p{p}-g{g}"
                     )
@@ -96,7 +100,8 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
 
     A single-port step lasts as long as its largest message (one src → dst pair); a `direct`
     step as long as the busiest port (everything one rank sends or receives). The reduction
-    term charges the most bytes any rank reduces in the step.
+    term charges the most bytes any rank reduces in the step; a switch's adds (dst at or past
+    p) cost the GPUs nothing.
     """
     beta = {"intra": 0.0, "inter": 0.0}
     gamma = 0.0
@@ -108,7 +113,7 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
             messages[(t.src, t.dst)] = messages.get((t.src, t.dst), 0) + size
             sent[t.src] = sent.get(t.src, 0) + size
             received[t.dst] = received.get(t.dst, 0) + size
-            if t.op == "reduce":
+            if t.op == "reduce" and t.dst < trace.ranks:
                 reduced[t.dst] = reduced.get(t.dst, 0) + size
             intra &= g is not None and t.src // g == t.dst // g
         if algorithm == "direct":

@@ -7,6 +7,7 @@ from itertools import islice
 from ..trace import Trace, chunk_label
 from .facts import Progress, Run, View
 from .shapes import Bruck, Chain, Complete, Hierarchical, Hypercube, Ring, Shape
+from .switch import Switch
 from .trees import DoubleTree, Tree
 from .words import Words
 
@@ -19,6 +20,7 @@ SHAPES: dict[str, type[Shape]] = {
     "complete": Complete,
     "tree": Tree,
     "trees": DoubleTree,
+    "switch": Switch,
 }
 
 
@@ -176,6 +178,9 @@ class Narrator:
 
     def _progress(self, v: View, progress: Progress) -> str:
         """Say what the step achieved at one rank: contributions gathered, or finished chunks."""
+        said = self.shape.progress(self, v, progress)
+        if said:
+            return said
         if v.reduces:
             dst = v.first[1]
             k = progress.holders(dst, v.chunk).bit_count()

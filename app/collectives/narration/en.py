@@ -95,6 +95,40 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     # -- what moves -------------------------------------------------------------------------
     "sends to": ("{who} sends {amount} to {whom}, {verb}", "{who} send {amount} to {whom}, {verb}"),
     "ring": "{who} sends {amount} to its right neighbour, {verb}",
+    "into switch reduce one": (
+        "{who} sends {amount} into the {switch}, which adds the {k} contribution to {noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {k} contributions to {noun} {c}",
+    ),
+    "into switch reduce nodes": (
+        "{who} sends {amount} into the {switch}, which adds the {k} node's partial sum of "
+        "{noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {k} nodes' partial sums of "
+        "{noun} {c}",
+    ),
+    "into switch reduce": (
+        "{who} sends {amount} into the {switch}, which adds the {k} contribution to each",
+        "{who} send {amount} into the {switch}, which adds the {k} contributions to each",
+    ),
+    "into switch copy": (
+        "{who} stores {amount} into the {switch}",
+        "{who} store {amount} into the {switch}",
+    ),
+    "switch multicasts one": "the {switch} multicasts the result of {noun} {c} ({size}) to {whom}",
+    "switch multicasts": "the {switch} multicasts {amount} to {whom}",
+    "switch hands": "the {switch} hands each rank its own {noun} ({amount}): {noun} i to rank i",
+    "chain up": (
+        "inside each node {k} rank passes a partial sum ({size}) up the chain to the neighbour "
+        "nearer the head, which adds it to its own",
+        "inside the nodes {k} ranks pass a partial sum ({size}) up the chain to the neighbour "
+        "nearer the head, which adds it to its own",
+    ),
+    "chain down": (
+        "{k} rank passes a finished {noun} ({size}) down its node's chain",
+        "{k} ranks pass a finished {noun} ({size}) down their nodes' chains",
+    ),
+    "and while": "{a}, while {b}",
+    "switch holds sums": "the {switch} now holds the sum of {count} over all {p} ranks",
+    "switch holds blocks": "the {switch} now holds {count}, one from each rank",
     "fold_in": (
         "{p} is not a power of two, so {who} hands {amount} to {whom}, {verb}, and sits out",
         "{p} is not a power of two, so {who} hand {amount} to {whom}, {verb}, and sit out",
@@ -198,6 +232,9 @@ WHY = {
 }
 
 GOALS = {
+    "goal allreduce switch": "every rank has all {chunks} chunks fully reduced",
+    "goal reduce_scatter switch": "each rank i owns block i fully reduced",
+    "goal allgather switch": "every rank has all {p} blocks",
     "goal allreduce ring reduce_scatter": "each rank owns one fully reduced chunk",
     "goal allreduce ring allgather": "every rank has all {chunks} chunks fully reduced",
     "goal allgather allgather": "every rank has all {p} blocks",
@@ -230,6 +267,11 @@ GOALS = {
 }
 
 PHASES = {
+    "switch_in": "into the switch",
+    "switch_out": "out of the switch",
+    "switch_both": "into the switch and out of it",
+    "chain_up": "chain reduce",
+    "chain_down": "chain broadcast",
     "reduce_scatter": "reduce-scatter",
     "allgather": "allgather",
     "fold_in": "fold-in",

@@ -24,6 +24,10 @@ class Shape:
         """Numbers a phase name or a why template needs (a distance, a shift)."""
         return {}
 
+    def progress(self, n, v: View, progress) -> str:
+        """Say what the step achieved, where a shape knows better than the default ("")."""
+        return ""
+
     def ends(self, kinds: list[str]) -> list[int]:
         """Return, for each step, the index of the last step of its part: its goal is met then."""
         ends = list(range(len(kinds)))
