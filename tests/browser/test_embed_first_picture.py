@@ -22,6 +22,7 @@ EMBEDS = [
     "/embed/allreduce/recursive_doubling?ranks=6",
     "/embed/allgather/ring?ranks=40&theme=dark",  # no gaps: equal cells merged into spans
     "/embed/reduce/binomial_tree?ranks=6&root=2",  # only the root's row must end complete
+    "/embed/allreduce/collnet?ranks=8&ranks_per_node=4",  # a switch drawn as a node
 ]
 
 BOX = """(role) => {

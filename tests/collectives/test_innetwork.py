@@ -131,3 +131,16 @@ def test_beyond_the_switch_domain_is_refused_by_name(params, words):
     base = {"collective": "allreduce", "algorithm": "nvls", "elements": 64}
     with pytest.raises(CollectiveError, match=words.replace("(", r"\(").replace(")", r"\)")):
         simulate(**{**base, **params})
+
+
+def test_the_narration_says_the_switch_adds_and_multicasts():
+    from app.collectives.narration import narrate
+
+    # 8 ranks, 64 float32 values in 4 segments of 16 values (64 bytes); in step 2 segment B
+    # goes in from all 8 ranks while the sum of segment A comes out to all of them.
+    text = narrate(simulate("allreduce", "nvls", ranks=8, elements=64))[1]
+    assert "every rank sends 1 chunk (64 bytes) into the NVSwitch" in text
+    assert "adds the 8 contributions to chunk B" in text
+    assert "multicasts the result of chunk A (64 bytes) to every rank" in text
+    first = narrate(simulate("reduce_scatter", "nvls", ranks=4, elements=8))[0]
+    assert "The NVSwitch now holds the sum of 4 blocks over all 4 ranks" in first

@@ -95,20 +95,20 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     # -- what moves -------------------------------------------------------------------------
     "sends to": ("{who} sends {amount} to {whom}, {verb}", "{who} send {amount} to {whom}, {verb}"),
     "ring": "{who} sends {amount} to its right neighbour, {verb}",
-    "into switch reduce one": (
-        "{who} sends {amount} into the {switch}, which adds the {k} contribution to {noun} {c}",
-        "{who} send {amount} into the {switch}, which adds the {k} contributions to {noun} {c}",
-    ),
     "into switch reduce nodes": (
-        "{who} sends {amount} into the {switch}, which adds the {k} node's partial sum of "
-        "{noun} {c}",
-        "{who} send {amount} into the {switch}, which adds the {k} nodes' partial sums of "
-        "{noun} {c}",
+        "{who} sends {amount} into the {switch}, which adds the {sums} of {noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {sums} of {noun} {c}",
+    ),
+    "into switch reduce one": (
+        "{who} sends {amount} into the {switch}, which adds the {sums} to {noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {sums} to {noun} {c}",
     ),
     "into switch reduce": (
-        "{who} sends {amount} into the {switch}, which adds the {k} contribution to each",
-        "{who} send {amount} into the {switch}, which adds the {k} contributions to each",
+        "{who} sends {amount} into the {switch}, which adds the {sums} to each",
+        "{who} send {amount} into the {switch}, which adds the {sums} to each",
     ),
+    "contribution": ("{n} contribution", "{n} contributions"),
+    "node sum": ("{n} node's partial sum", "{n} nodes' partial sums"),
     "into switch copy": (
         "{who} stores {amount} into the {switch}",
         "{who} store {amount} into the {switch}",

@@ -77,19 +77,17 @@ class Switch(Shape):
         first = into[senders[0]][0]
         label = n.label(first) if len(into[senders[0]]) == 1 else ""
         key = "into switch reduce" if reduces else "into switch copy"
+        nodes = bool(n.run.topology.get("nodes"))
         if reduces and label:
-            key = (
-                "into switch reduce nodes"
-                if n.run.topology.get("nodes")
-                else "into switch reduce one"
-            )
+            key = "into switch reduce nodes" if nodes else "into switch reduce one"
+        sums = n.say("node sum" if nodes else "contribution", len(senders))
         return n.say(
             key,
             2 if 1 < len(senders) < n.run.p else 1,
             who=n.who(senders),
             amount=amount,
             switch=name,
-            k=len(senders),
+            sums=sums,
             c=label,
         )
 
