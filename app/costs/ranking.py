@@ -39,7 +39,9 @@ def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_no
         ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
         if engine.max_ranks is not None and ranks > engine.max_ranks:
             return f"needs {engine.needs_switch}: at most {engine.max_ranks} ranks"
-        if not engine.needs_ranks_per_node and ranks_per_node is not None:
+        if not engine.needs_ranks_per_node:  # NVLS: one node, priced on its NVLink (intra)
+            if ranks_per_node is None:
+                return "runs inside one NVSwitch node: give ranks_per_node = ranks"
             if integer("ranks_per_node", ranks_per_node, low=1, high=ranks) < ranks:
                 return f"needs {engine.needs_switch}: all ranks on one node"
     if ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
@@ -72,11 +74,27 @@ def rank_algorithms(
         if reason:
             unavailable.append({"algorithm": name, "reason": reason})
             continue
-        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        extra = _link_for(collective, name, link)
         costs.append(cost(collective, name, ranks=ranks, message_bytes=message_bytes, **extra))
     order = {name: i for i, name in enumerate(algorithms(collective))}
     costs.sort(key=lambda c: (c.time_s, order[c.algorithm]))
     return costs, unavailable
+
+
+def _link_for(collective: str, name: str, link: dict) -> dict:
+    """The link inputs `name` is priced with: all of them for a hierarchical algorithm, the
+    node's own link for NVLS (its ranks all sit on one NVSwitch), else the main link."""
+    if ALGORITHMS[(collective, name)].needs_ranks_per_node:
+        return link
+    flat = _flat(link)
+    if REGISTRY[(collective, name)].needs_switch:
+        for main, intra in (
+            ("latency_us", "intra_latency_us"),
+            ("bandwidth_gbs", "intra_bandwidth_gbs"),
+        ):
+            if link.get(intra) is not None:
+                flat[main] = link[intra]
+    return flat
 
 
 def _flat(link: dict) -> dict:
@@ -93,7 +111,7 @@ def lines(
     for name in algorithms(collective):
         if name in skip or unavailable_reason(collective, name, ranks, link.get("ranks_per_node")):
             continue
-        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        extra = _link_for(collective, name, link)
         out[name] = cost_line(collective, name, ranks=ranks, **extra)
     return out
 

@@ -97,3 +97,24 @@ def test_compare_says_why_an_in_network_algorithm_cannot_run():
     )
     reasons = {u["algorithm"]: u["reason"] for u in unavailable}
     assert "all ranks on one node" in reasons["nvls"] and "collnet" not in reasons
+
+
+def test_compare_prices_nvls_on_the_nodes_nvlink():
+    # One node of 8: NVLS runs on the 450 GB/s NVLink, not on the 50 GB/s network link.
+    costs, _ = rank_algorithms(
+        "allreduce",
+        ranks=8,
+        message_bytes=GB,
+        latency_us=0,
+        bandwidth_gbs=50,
+        ranks_per_node=8,
+        intra_latency_us=0,
+        intra_bandwidth_gbs=450,
+    )
+    nvls = next(c for c in costs if c.algorithm == "nvls")
+    assert nvls.time_s == pytest.approx(1.25 / 450)
+    assert costs[0].algorithm == "nvls"
+    _, unavailable = rank_algorithms(
+        "allreduce", ranks=8, message_bytes=GB, latency_us=1, bandwidth_gbs=50
+    )
+    assert "one NVSwitch node" in {u["algorithm"]: u["reason"] for u in unavailable}["nvls"]
