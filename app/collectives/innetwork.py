@@ -70,6 +70,8 @@ def _switch_topology(m: Machine, switch: int) -> dict:
 def nvls_allreduce(m: Machine) -> None:
     switch = m.add_switch("NVSwitch", "nvswitch")
     m.topology = _switch_topology(m, switch)
+    if m.ranks == 1:
+        return  # one rank already holds the result: nothing to send
     k = len(m.chunks)
     for s in range(k + 1):
         phase = "pipeline: into the switch, multicast out"
@@ -99,6 +101,8 @@ def nvls_allreduce(m: Machine) -> None:
 def nvls_reduce_scatter(m: Machine) -> None:
     switch = m.add_switch("NVSwitch", "nvswitch")
     m.topology = _switch_topology(m, switch)
+    if m.ranks == 1:
+        return  # one rank already holds the result: nothing to send
     with m.step("into the switch (multimem.ld_reduce)"):
         for r in range(m.ranks):
             m.send_chunks(r, switch, range(m.ranks), "reduce")
@@ -120,6 +124,8 @@ def nvls_reduce_scatter(m: Machine) -> None:
 def nvls_allgather(m: Machine) -> None:
     switch = m.add_switch("NVSwitch", "nvswitch")
     m.topology = _switch_topology(m, switch)
+    if m.ranks == 1:
+        return  # one rank already holds the result: nothing to send
     with m.step("into the switch (multimem.st)"):
         for r in range(m.ranks):
             m.send(r, switch, r)
@@ -168,6 +174,8 @@ def collnet(m: Machine) -> None:
         "ranks_per_node": g,
         "nodes": m.ranks // g,
     }
+    if m.ranks == 1:
+        return  # one rank already holds the result: nothing to send
     k, hops = len(m.chunks), 2 * g
     for t in range(hops + k - 1):
         with m.step(_collnet_phase(t, g, k)):

@@ -19,6 +19,9 @@ allgather, and charges one NVLink latency (25 µs for Simple) whatever p is.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from app.collectives.innetwork import NVLS_SEGMENTS, collnet_segments
 
 from .terms import INTER, INTRA, Phase, Terms, register, uniform
@@ -26,7 +29,24 @@ from .terms import INTER, INTRA, Phase, Terms, register, uniform
 NCCL_TUNING = "NCCL src/graph/tuning.cc (NVLS busBw, 2.30.7)"
 
 
+def _one_rank_sends_nothing(function: Callable[..., Terms]) -> Callable[..., Terms]:
+    """One rank already holds the result: no step, no byte, as for every entry of the catalog
+    (the engine sends nothing either)."""
+
+    @functools.wraps(function)
+    def terms(p: int, **kwargs: object) -> Terms:
+        full = function(p, **kwargs)
+        if p > 1:
+            return full
+        return Terms(
+            (Phase("nothing to send", INTER, 0, 0.0, 0.0),), (0.0,), full.formula, full.source
+        )
+
+    return terms
+
+
 @register("allreduce", "nvls")
+@_one_rank_sends_nothing
 def allreduce_nvls(p: int, **_: object) -> Terms:
     """The NVSwitch adds each segment and multicasts the sum, pipelined over k segments."""
     k = NVLS_SEGMENTS
@@ -42,6 +62,7 @@ def allreduce_nvls(p: int, **_: object) -> Terms:
 
 
 @register("reduce_scatter", "nvls")
+@_one_rank_sends_nothing
 def reduce_scatter_nvls(p: int, **_: object) -> Terms:
     """Every GPU's whole input into the switch, then block i to rank i."""
     return Terms(
@@ -58,6 +79,7 @@ def reduce_scatter_nvls(p: int, **_: object) -> Terms:
 
 
 @register("allgather", "nvls")
+@_one_rank_sends_nothing
 def allgather_nvls(p: int, **_: object) -> Terms:
     """Every GPU's block into the switch, which multicasts all p blocks to every GPU."""
     return Terms(
@@ -83,6 +105,7 @@ def collnet_schedule(g: int) -> tuple[int, int, int, int]:
 
 
 @register("allreduce", "collnet", needs_ranks_per_node=True)
+@_one_rank_sends_nothing
 def allreduce_collnet(p: int, *, ranks_per_node: int, **_: object) -> Terms:
     """CollNet Chain: chain up to each node's head, SHARP switch across nodes, chain down."""
     g = ranks_per_node

@@ -66,13 +66,13 @@ def test_the_switch_is_a_declared_node_after_the_ranks(collective, algorithm, p,
     (switch,) = trace.switches
     assert switch["id"] == p and switch["kind"] in ("nvswitch", "sharp")
     ends = {end for s in trace.steps for t in s.transfers for end in (t.src, t.dst)}
-    assert ends == set(range(p + 1))
+    assert ends == (set(range(p + 1)) if p > 1 else set())  # one rank sends nothing
     # The switch keeps no state a view shows: every changed cell is a rank's.
     assert all(u.rank < p for s in trace.steps for u in s.updates)
     assert len(trace.bytes_sent) == p
 
 
-@pytest.mark.parametrize("p", [1, 2, 5, 8, 32])
+@pytest.mark.parametrize("p", [2, 5, 8, 32])
 def test_nvls_moves_the_message_once_each_way(p):
     itemsize, elements = 4, 8 * p
     m = elements * itemsize

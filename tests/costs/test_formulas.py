@@ -45,6 +45,12 @@ POWER_OF_TWO = [
     ("scatter", "binomial_tree", 3, 3 * A, 7 / 8 * MB),
     ("scatter", "direct", 1, A, 7 / 8 * MB),
     ("sendrecv", "pipeline", 14, 14 * A, 14 * MB / 8),  # m = 8 micro-batches
+    # In-network: k = 4 segments in, the sum out while the next goes in: 5 steps of M/4.
+    ("allreduce", "nvls", 5, 5 * A, 5 / 4 * MB),
+    ("reduce_scatter", "nvls", 2, 2 * A, (1 + 1 / 8) * MB),  # M in, block M/8 out
+    ("allgather", "nvls", 2, 2 * A, (1 / 8 + 1) * MB),  # block M/8 in, all M out
+    # CollNet at g = 1 (8 nodes of one GPU): k = 4, the k + 1 = 5 steps all cross the NIC.
+    ("allreduce", "collnet", 5, 5 * A, 5 / 4 * MB),
 ]
 
 
@@ -59,7 +65,8 @@ def test_the_issue_example_ring_allreduce():
     ("collective", "algorithm", "steps", "latency_s", "bandwidth_s"), POWER_OF_TWO
 )
 def test_power_of_two_times(collective, algorithm, steps, latency_s, bandwidth_s):
-    c = cost(collective, algorithm, ranks=8, **LINK)
+    extra = {"ranks_per_node": 1} if algorithm == "collnet" else {}
+    c = cost(collective, algorithm, ranks=8, **LINK, **extra)
     assert c.steps == steps
     assert c.latency_s == pytest.approx(latency_s)
     assert c.bandwidth_s == pytest.approx(bandwidth_s)
@@ -181,6 +188,6 @@ def test_segments_change_the_pipeline():
 
 def test_one_rank_costs_nothing():
     for collective, algorithm in ALGORITHMS:
-        extra = {"ranks_per_node": 1} if algorithm == "hierarchical" else {}
+        extra = {"ranks_per_node": 1} if algorithm in ("hierarchical", "collnet") else {}
         c = cost(collective, algorithm, ranks=1, **LINK, **extra)
         assert (c.steps, c.time_s, c.algbw_gbs) == (0, 0, None), (collective, algorithm)
