@@ -53,9 +53,11 @@
       this.grid = null; // the live grid element, built on the first draw of a run
       this.canvas = null; // its cells
       this.outlined = new Set(); // cells drawn with the "changed this step" outline
+      this.pending = new Set(); // cells whose count changed since they were last painted
+      this.picked = -1; // the cell drawn as picked
       this.hover = -1; // the cell under the pointer, whose text the canvas's title holds
       this.stale = false;
-      this.resized = new ResizeObserver(() => { this.box = null; if (this.canvas && !this.stale) this._draw(); });
+      this.resized = new ResizeObserver(() => { this.box = null; if (this.canvas && !this.stale) this._draw(null); });
       this.seen = new V.Sighting(el, () => { if (this.stale && this.run) this.render(); });
       el.addEventListener("click", (e) => {
         const i = this._at(e);
@@ -84,6 +86,7 @@
       this.selected = null;
       if (this.grid) { this.resized.unobserve(this.canvas); this.grid.remove(); }
       this.grid = this.canvas = null;
+      this.pending.clear();
       delete this.el.dataset.drawnStep;
       // Built now when on screen: the embed's server-drawn grid has just been removed
       // (Views.reset), and the topology draws before this view does.
@@ -129,7 +132,9 @@
       this.cursor = run.cursor;
       for (const key of changed) {
         const r = Math.floor(key / run.C), chunk = key % run.C;
-        this._cell(r, this.a2a ? chunk % p : chunk);
+        const c = this.a2a ? chunk % p : chunk;
+        this._cell(r, c);
+        this.pending.add(r * this.cols + c);
       }
     }
 
@@ -138,8 +143,13 @@
       this.stale = !this.seen.visible;
       if (this.stale) return;
       if (!this.grid) this._build();
+      // Repainted: the cells whose count changed since the last paint, and whose outline changes.
+      const dirty = new Set([...this.pending, ...this.outlined, this.picked]);
       this._outline();
-      this._draw();
+      for (const i of [...this.outlined, this.picked]) dirty.add(i);
+      dirty.delete(-1);
+      this._draw(this.box ? dirty : null);
+      this.pending.clear();
       this._title();
       this.el.dataset.drawnStep = String(this.cursor + 1);
     }
@@ -161,7 +171,8 @@
           + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(g.scale_title)}</span>`);
       }
       for (let r = 0; r < p; r++) parts.push(`<span class="s0-row" style="grid-area: ${r + 2} / 1">${esc(g.row_labels[r])}</span>`);
-      parts.push(`<canvas data-role="buffer-cells" data-rows="${p}" data-cols="${cols}" data-goal="${cellsText(new Set(this.goal.map(([r, c]) => r * cols + c)), cols)}"`
+      this.goalCells = new Set(this.goal.map(([r, c]) => r * cols + c));
+      parts.push(`<canvas data-role="buffer-cells" data-rows="${p}" data-cols="${cols}" data-goal="${cellsText(this.goalCells, cols)}"`
         + ` style="grid-area: 2 / 2 / span ${p} / span ${cols}"></canvas></div>`);
       this.el.insertAdjacentHTML("beforeend", parts.join(""));
       this.grid = this.el.lastElementChild;
@@ -185,51 +196,40 @@
       return this.box;
     }
 
-    // Every cell: its count's colour (and the count, in the count's ink, where the server writes
-    // counts), then the outlines. Edges fall on device pixels, so neighbours never blend.
-    _draw() {
+    // The cells `dirty` (indices r * cols + c), or every cell when the canvas is new, resized or
+    // `dirty` is null: each in its count's colour (and the count, in the count's ink, where the
+    // server writes counts) with its outline. Edges fall on device pixels, so neighbours never blend.
+    _draw(dirty) {
       const cv = this.canvas, { w, h, cw, ch, gap } = this._size(), k = global.devicePixelRatio || 1;
       const W = Math.round(w * k), H = Math.round(h * k);
-      if (cv.width !== W || cv.height !== H) { cv.width = W; cv.height = H; }
       const ctx = cv.getContext("2d"), cols = this.cols, g = this.g;
-      ctx.clearRect(0, 0, W, H);
-      const x = (c) => Math.round(c * (cw + gap) * k), y = (r) => Math.round(r * (ch + gap) * k);
-      const box = (i) => {
-        const r = Math.floor(i / cols), c = i % cols, x0 = x(c), y0 = y(r);
-        return [x0, y0, Math.round((c * (cw + gap) + cw) * k) - x0, Math.round((r * (ch + gap) + ch) * k) - y0];
-      };
-      const byZ = new Map();
-      this.z.forEach((row, r) => row.forEach((z, c) => {
-        if (z === null) return;
-        if (!byZ.has(z)) byZ.set(z, []);
-        byZ.get(z).push(r * cols + c);
-      }));
-      for (const [z, cells] of byZ) {
-        ctx.fillStyle = g.paints[z][0];
-        for (const i of cells) ctx.fillRect(...box(i));
+      let cells = dirty;
+      if (cv.width !== W || cv.height !== H || !dirty) {
+        cv.width = W; cv.height = H; // clears it
+        cells = V.range(this.run.p * cols);
       }
       if (g.numbers) {
         ctx.font = `${Math.max(7, Math.min(12, cw * 0.5)) * k}px ${this.font}`;
         ctx.textAlign = "center";
         ctx.textBaseline = "middle";
-        for (const [z, cells] of byZ) {
-          ctx.fillStyle = g.paints[z][1];
-          for (const i of cells) { const [x0, y0, bw, bh] = box(i); ctx.fillText(String(z), x0 + bw / 2, y0 + bh / 2); }
-        }
       }
-      const picked = this.picked >= 0 ? new Set([this.picked]) : new Set();
-      const goal = new Set(this.goal.map(([r, c]) => r * cols + c));
-      for (const [kind, cells] of [["goal", goal], ["changed", this.outlined], ["picked", picked]]) {
+      for (const i of cells) {
+        const r = Math.floor(i / cols), c = i % cols, z = this.z[r][c];
+        const x0 = Math.round(c * (cw + gap) * k), y0 = Math.round(r * (ch + gap) * k);
+        const bw = Math.round((c * (cw + gap) + cw) * k) - x0, bh = Math.round((r * (ch + gap) + ch) * k) - y0;
+        ctx.clearRect(x0, y0, bw, bh);
+        if (z !== null) {
+          ctx.fillStyle = g.paints[z][0];
+          ctx.fillRect(x0, y0, bw, bh);
+          if (g.numbers) { ctx.fillStyle = g.paints[z][1]; ctx.fillText(String(z), x0 + bw / 2, y0 + bh / 2); }
+        }
+        const kind = i === this.picked ? "picked" : this.outlined.has(i) ? "changed" : this.goalCells.has(i) ? "goal" : null;
+        if (!kind) continue;
         const [width, , dashed] = OUTLINES[kind], lw = width * k;
         ctx.strokeStyle = this.ink[kind];
         ctx.lineWidth = lw;
         ctx.setLineDash(dashed ? [lw, lw] : []);
-        for (const i of cells) {
-          if (kind === "goal" && (this.outlined.has(i) || picked.has(i))) continue;
-          if (kind === "changed" && picked.has(i)) continue;
-          const [x0, y0, bw, bh] = box(i);
-          ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, bw - lw, bh - lw);
-        }
+        ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, bw - lw, bh - lw);
       }
     }
 
