@@ -87,6 +87,7 @@
       if (this.grid) { this.resized.unobserve(this.canvas); this.grid.remove(); }
       this.grid = this.canvas = null;
       this.pending.clear();
+      this.hover = -1; // a cell of the last run's grid
       delete this.el.dataset.drawnStep;
       // Built now when on screen: the embed's server-drawn grid has just been removed
       // (Views.reset), and the topology draws before this view does.
