@@ -22,6 +22,14 @@ POWER_OF_TWO = [
     ("allreduce", "double_binary_tree", 6, 6 * A, 6 * MB / 2),  # depth 3, M/2 per step
     ("allreduce", "reduce_broadcast", 14, 14 * A, 14 * MB),
     ("allreduce", "direct", 1, A, 7 * MB),
+    # Both directions at once: the ring's steps, each message M/16 instead of M/8.
+    ("allreduce", "ring_bidirectional", 14, 14 * A, 7 / 8 * MB),
+    # 8 = 2 x 4: rows of 4 (3 + 3 steps of M/4), columns of 2 (2 steps of M/8).
+    ("allreduce", "2d_torus", 8, 8 * A, (6 / 4 + 2 / 8) * MB),
+    # ncclGetDtree on 8: tree 0 is 0←4, 4←2,6, 2←1,3, 6←5,7 (depth 3), tree 1 its mirror.
+    # 2·3 + 8 − 1 = 13 steps of M/16; leaves 1–2 and 5–6 are joined in both trees, so in steps
+    # 5..7 one tree's up chunk and the other's down chunk share a pair: 13 + 3 chunks of M/16.
+    ("allreduce", "tree_pipelined", 13, 13 * A, 16 / 16 * MB),
     ("reduce", "binomial_tree", 3, 3 * A, 3 * MB),
     ("reduce", "ring", 14, 14 * A, 14 * MB / 8),  # k = 8 segments
     ("reduce", "direct", 1, A, 7 * MB),
@@ -33,9 +41,11 @@ POWER_OF_TWO = [
     ("allgather", "recursive_doubling", 3, 3 * A, 7 / 8 * MB),
     ("allgather", "bruck", 3, 3 * A, 7 / 8 * MB),
     ("allgather", "direct", 1, A, 7 / 8 * MB),
+    ("allgather", "pat", 3, 3 * A, (1 + 2 + 4) / 8 * MB),  # 1, 2, 4 blocks over 4, 2, 1
     ("reduce_scatter", "ring", 7, 7 * A, 7 / 8 * MB),
     ("reduce_scatter", "recursive_halving", 3, 3 * A, 7 / 8 * MB),
     ("reduce_scatter", "direct", 1, A, 7 / 8 * MB),
+    ("reduce_scatter", "pat", 3, 3 * A, (4 + 2 + 1) / 8 * MB),
     ("all_to_all", "pairwise", 7, 7 * A, 7 / 8 * MB),
     # Bruck: popcounts of 1..7 are 1+1+2+1+2+2+3 = 12 blocks of M/8 = (M/2)·lg 8.
     ("all_to_all", "bruck", 3, 3 * A, 12 / 8 * MB),
@@ -100,6 +110,9 @@ def test_hierarchical_uses_both_links():
         ("allreduce", "direct", 7),
         # Heap tree of 8: rank 3 takes one child (7); ranks 1, 2 two each; the root two: 1+2+2.
         ("allreduce", "binary_tree", 5),
+        ("allreduce", "ring_bidirectional", 7 / 8),  # two chunks of M/16 in, 7 steps
+        ("allreduce", "2d_torus", 3 / 4 + 1 / 8),
+        ("reduce_scatter", "pat", 7 / 8),
         ("reduce", "binomial_tree", 3),
         ("reduce_scatter", "ring", 7 / 8),
         ("reduce_scatter", "recursive_halving", 7 / 8),
@@ -177,6 +190,28 @@ def test_segments_change_the_pipeline():
     c = cost("broadcast", "pipelined_ring", ranks=8, segments=2, **LINK)
     assert c.steps == 7 + 1
     assert c.bandwidth_s == pytest.approx(8 * MB / 2)
+
+
+def test_pipelined_tree_takes_its_chunk_count_as_segments():
+    c = cost("allreduce", "tree_pipelined", ranks=8, **LINK)
+    assert c.inputs["segments"] == 8  # the engine's, echoed
+    one = cost("allreduce", "tree_pipelined", ranks=8, segments=1, **LINK)
+    assert one.steps == 2 * 3  # one chunk per tree: the unpipelined double binary tree
+    assert one.bandwidth_s == pytest.approx(
+        cost("allreduce", "double_binary_tree", ranks=8, **LINK).bandwidth_s
+    )
+
+
+def test_bidirectional_ring_gains_nothing_on_two_ranks():
+    both = cost("allreduce", "ring_bidirectional", ranks=2, **LINK)
+    assert both.bandwidth_s == pytest.approx(cost("allreduce", "ring", ranks=2, **LINK).bandwidth_s)
+
+
+@pytest.mark.parametrize(("p", "steps"), [(4096, 12), (4097, 14), (5000, 13), (65536, 16)])
+def test_pat_steps_at_scale(p, steps):
+    # ceil(lg p), one more at 2^k + 1, where NCCL aggregates a quarter of 2^(k+1) per step.
+    assert cost("allgather", "pat", ranks=p, **LINK).steps == steps
+    assert cost("reduce_scatter", "pat", ranks=p, **LINK).steps == steps
 
 
 def test_one_rank_costs_nothing():
