@@ -56,6 +56,10 @@ class Algorithm:
     # catalog says it, the cost model calls the same function.
     grid: Callable[[int], tuple[int, int]] | None = None
     grid_rule: str = ""
+    # How many times the usual bound of (rank, chunk) cells a run changes this one may change
+    # (app/web/guard/admission.py sizes a run's memory by it): 2 where every rank takes two
+    # chunks a step for as many steps as the ring.
+    cell_updates_factor: float = 1.0
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -73,6 +77,7 @@ def algorithm(
     power_of_two: bool = False,
     grid: Callable[[int], tuple[int, int]] | None = None,
     grid_rule: str = "",
+    cell_updates_factor: float = 1.0,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -93,6 +98,7 @@ def algorithm(
             power_of_two,
             grid,
             grid_rule,
+            cell_updates_factor,
         )
         return run
 

@@ -42,6 +42,7 @@ def _around(m: Machine, phase: str, offset: int, op: str) -> None:
     "counter-clockwise (as NCCL uses both directions of a duplex link): 2(p-1) steps of M/2p "
     "per direction, 2(p-1)/p · M per rank.",
     parts=lambda ranks, elements: 2 * ranks,
+    cell_updates_factor=2.0,  # two chunks into every rank a step: twice the ring's updates
     single_port=False,
     ports_note="Each step a rank sends to both neighbours and hears from both (one message each "
     "way on each of its two full-duplex links), so two ports are busy at once.",

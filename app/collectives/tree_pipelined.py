@@ -1,12 +1,15 @@
 """NCCL's double binary tree allreduce, pipelined in chunks: reduce up and broadcast down overlap.
 
 The trees are NCCL's (`trees.double_binary_tree_parents`, from ncclGetDtree in
-src/graph/trees.cc): tree t carries half the vector, cut into k chunks. NCCL's tree kernel
-(src/device/all_reduce.h, runTreeUpDown / runTreeSplit, NCCL 2.30.7) streams chunk after chunk:
-a rank reduces a chunk from its children into its own and passes it to its parent, the root
-turns it round, and each rank forwards the result to its children, while the next chunks are
-still on their way up. So in one step a rank may take chunk j+1 from its children, send chunk j
-to its parent, take an older chunk from its parent and send it on to its children.
+src/graph/trees.cc): tree t carries half the vector, cut into k chunks: chunks t, t+2, t+4, ...
+of the 2k, so that an uneven cut of the vector still splits it evenly between the trees.
+
+NCCL's tree kernel (src/device/all_reduce.h, runTreeUpDown / runTreeSplit, NCCL 2.30.7)
+streams chunk after chunk: a rank reduces a chunk from its children into its own and passes it
+to its parent, the root turns it round, and each rank forwards the result to its children,
+while the next chunks are still on their way up. So in one step a rank may take chunk j+1 from
+its children, send chunk j to its parent, take an older chunk from its parent and send it on to
+its children.
 
 Schedule, one level a step: in tree t of depth D_t, chunk j leaves the children at depth d for
 their parents in step j + (D_t - d), and leaves a parent for its children at depth d in step
@@ -18,7 +21,7 @@ Chunk count: NCCL cuts each channel's share into chunks of buffSize / NCCL_STEPS
 (enqueue.cc; 512 KiB for Simple's 4 MiB buffer), so the count grows with the message, and a
 connection's FIFO holds NCCL_STEPS = 8 of them in flight (src/include/device.h). The engine has
 no bytes to size chunks with, so it takes that FIFO depth: k = 8 chunks per tree. The cost model
-prices any other k (its `segments`).
+prices any other count (its `segments`: chunks in all, half to each tree).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ def _phase(directions: set[str]) -> str:
     "NCCL's double binary tree, each half cut into 8 chunks that stream up and back down: "
     "2D + 7 steps of M/16 instead of 2D steps of M/2, the same bytes per rank.",
     parts=lambda ranks, elements: 2 * CHUNKS_PER_TREE,
+    cell_updates_factor=4.0,  # 16 chunks up and down every edge: 32(p-1), 4x the usual 2p² at p=2
     single_port=False,
     ports_note="Up and down overlap: in one step a rank can hear its children and its parent "
     "and send to both, in each of the two trees.",
@@ -91,4 +95,4 @@ def tree_pipelined(m: Machine) -> None:
         with m.step(_phase(directions)):
             for t, (src, dst, chunk, direction) in moves:
                 op = "reduce" if direction == "up" else "copy"
-                m.send(src, dst, t * CHUNKS_PER_TREE + chunk, op)
+                m.send(src, dst, 2 * chunk + t, op)  # tree t's chunks are t, t+2, t+4, ...

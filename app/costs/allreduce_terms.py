@@ -200,22 +200,28 @@ def torus_2d(p: int, **_: object) -> Terms:
     )
 
 
-@register("allreduce", "ring_bidirectional")
+@register("allreduce", "ring_bidirectional", busiest_port=True)
 def ring_bidirectional(p: int, **_: object) -> Terms:
-    """Two ring allreduces on M/2 each, one per direction, in the same steps."""
+    """Two ring allreduces on M/2 each, one per direction, in the same steps, through one port.
+
+    `bandwidth_gbs` is what a rank can send (and receive) per direction in all (REFERENCE § 3:
+    an NVLink GPU's rate is its total, shared among its peers), so a step that sends M/2p to
+    each neighbour lasts as long as the ring's one M/p: the same time as the ring. It gains
+    where each neighbour has a link of its own (a torus, point-to-point NVLink), which the
+    physical topology's clock shows and this flat model cannot.
+    """
     f = (p - 1) / p
-    # A step's largest message is one chunk of M/2p, except on two ranks, where both
-    # directions are the one link between them and the two chunks share it.
-    per_step = 1 / p if p == 2 else 1 / (2 * p)
     phases = (
-        Phase("reduce-scatter (both directions)", INTER, p - 1, (p - 1) * per_step, f),
-        Phase("allgather (both directions)", INTER, p - 1, (p - 1) * per_step, 0.0),
+        Phase("reduce-scatter (both directions)", INTER, p - 1, f, f),
+        Phase("allgather (both directions)", INTER, p - 1, f, 0.0),
     )
     return Terms(
         phases,
         uniform(p, 2 * f),
-        "2(p−1)·α + (p−1)/p·M·β + (p−1)/p·M·γ (p ≥ 3; both link directions busy)",
-        "REFERENCE § 2 ring allreduce [PY], each direction carrying M/2",
+        "2(p−1)·α + 2·(p−1)/p·M·β + (p−1)/p·M·γ: one port per rank carries both directions' "
+        "M/2p, so the ring's time; with a link to each neighbour the β term would halve",
+        "REFERENCE § 2 ring allreduce [PY], each direction carrying M/2; REFERENCE § 3 (a "
+        "GPU's link rate is its total)",
     )
 
 

@@ -60,6 +60,9 @@ class Algorithm:
     needs_ranks_per_node: bool = False
     segments: str = ""  # what `segments` means for this algorithm; "" if it takes none
     default_segments: Callable[[int], int] = lambda ranks: ranks  # when `segments` is None
+    # A step lasts its busiest port (all one rank sends or receives in it), not its largest
+    # message: for algorithms that talk to several peers at once through one port, as `direct`.
+    busiest_port: bool = False
 
 
 ALGORITHMS: dict[tuple[str, str], Algorithm] = {}
@@ -74,6 +77,7 @@ def register(
     needs_ranks_per_node: bool = False,
     segments: str = "",
     default_segments: Callable[[int], int] = lambda ranks: ranks,
+    busiest_port: bool = False,
 ) -> Callable[[Callable[..., Terms]], Callable[..., Terms]]:
     """Register the decorated function as the cost terms of `collective`/`name`."""
 
@@ -82,7 +86,13 @@ def register(
         if key in ALGORITHMS:
             raise RuntimeError(f"{collective}/{name} registered twice")
         ALGORITHMS[key] = Algorithm(
-            collective, name, function, needs_ranks_per_node, segments, default_segments
+            collective,
+            name,
+            function,
+            needs_ranks_per_node,
+            segments,
+            default_segments,
+            busiest_port,
         )
         return function
 

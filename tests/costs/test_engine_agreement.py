@@ -97,7 +97,8 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
     """Sum over the engine's steps of what the time rule charges, per link, and the reductions.
 
     A single-port step lasts as long as its largest message (one src → dst pair); a `direct`
-    step as long as the busiest port (everything one rank sends or receives). The reduction
+    step, and one of an algorithm the model prices by its busiest port, as long as the busiest
+    port (everything one rank sends or receives). The reduction
     term charges the most bytes any rank reduces in the step.
     """
     beta = {"intra": 0.0, "inter": 0.0}
@@ -113,7 +114,7 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
             if t.op == "reduce":
                 reduced[t.dst] = reduced.get(t.dst, 0) + size
             intra &= g is not None and t.src // g == t.dst // g
-        if algorithm == "direct":
+        if algorithm == "direct" or ALGORITHMS[(trace.collective, algorithm)].busiest_port:
             busiest = max(max(sent.values()), max(received.values()))
         else:
             busiest = max(messages.values())

@@ -22,14 +22,16 @@ POWER_OF_TWO = [
     ("allreduce", "double_binary_tree", 6, 6 * A, 6 * MB / 2),  # depth 3, M/2 per step
     ("allreduce", "reduce_broadcast", 14, 14 * A, 14 * MB),
     ("allreduce", "direct", 1, A, 7 * MB),
-    # Both directions at once: the ring's steps, each message M/16 instead of M/8.
-    ("allreduce", "ring_bidirectional", 14, 14 * A, 7 / 8 * MB),
+    # Both directions at once, M/16 to each neighbour through the rank's one port: the ring's
+    # time (bandwidth_gbs is what a rank sends in all, REFERENCE § 3).
+    ("allreduce", "ring_bidirectional", 14, 14 * A, 2 * 7 / 8 * MB),
     # 8 = 2 x 4: rows of 4 (3 + 3 steps of M/4), columns of 2 (2 steps of M/8).
     ("allreduce", "2d_torus", 8, 8 * A, (6 / 4 + 2 / 8) * MB),
-    # ncclGetDtree on 8: tree 0 is 0←4, 4←2,6, 2←1,3, 6←5,7 (depth 3), tree 1 its mirror.
-    # 2·3 + 8 − 1 = 13 steps of M/16; leaves 1–2 and 5–6 are joined in both trees, so in steps
-    # 5..7 one tree's up chunk and the other's down chunk share a pair: 13 + 3 chunks of M/16.
-    ("allreduce", "tree_pipelined", 13, 13 * A, 16 / 16 * MB),
+    # ncclGetDtree on 8: tree 0 is 0←4, 4←2,6, 2←1,3, 6←5,7 (depth 3), tree 1 its mirror;
+    # 2·3 + 8 − 1 = 13 steps. The busiest port, in chunks of M/16, step by step: rank 2 (interior
+    # at depth 2 in tree 0, a leaf in tree 1) and rank 4 (depth 1) send or hear 2, 2, 2, 3, 4,
+    # 4, 4, 4, 4, 3, 2, 2, 2: 38 chunks.
+    ("allreduce", "tree_pipelined", 13, 13 * A, 38 / 16 * MB),
     ("reduce", "binomial_tree", 3, 3 * A, 3 * MB),
     ("reduce", "ring", 14, 14 * A, 14 * MB / 8),  # k = 8 segments
     ("reduce", "direct", 1, A, 7 * MB),
@@ -194,17 +196,20 @@ def test_segments_change_the_pipeline():
 
 def test_pipelined_tree_takes_its_chunk_count_as_segments():
     c = cost("allreduce", "tree_pipelined", ranks=8, **LINK)
-    assert c.inputs["segments"] == 8  # the engine's, echoed
-    one = cost("allreduce", "tree_pipelined", ranks=8, segments=1, **LINK)
-    assert one.steps == 2 * 3  # one chunk per tree: the unpipelined double binary tree
-    assert one.bandwidth_s == pytest.approx(
-        cost("allreduce", "double_binary_tree", ranks=8, **LINK).bandwidth_s
-    )
+    assert c.inputs["segments"] == 16  # the engine's 8 per tree, echoed
+    two = cost("allreduce", "tree_pipelined", ranks=8, segments=2, **LINK)
+    assert two.steps == 2 * 3  # one chunk per tree: the unpipelined double binary tree's steps
+    three = cost("allreduce", "tree_pipelined", ranks=8, segments=3, **LINK)
+    assert three.steps == 2 * 3 + 1  # tree 0 takes two chunks, tree 1 one
+    assert sum(three.bytes_per_rank) == pytest.approx(sum(two.bytes_per_rank))
 
 
-def test_bidirectional_ring_gains_nothing_on_two_ranks():
-    both = cost("allreduce", "ring_bidirectional", ranks=2, **LINK)
-    assert both.bandwidth_s == pytest.approx(cost("allreduce", "ring", ranks=2, **LINK).bandwidth_s)
+def test_pipelined_tree_never_beats_the_point_to_point_bound():
+    # Many chunks: the busiest port carries about 2M, as REFERENCE § 2 says, and never less
+    # than the 2(p−1)/p·M every allreduce over point-to-point links must send (REFERENCE § 3).
+    for p in (2, 3, 8, 64):
+        c = cost("allreduce", "tree_pipelined", ranks=p, segments=8192, **LINK)
+        assert 2 * (p - 1) / p * MB <= c.bandwidth_s <= 2.1 * MB
 
 
 @pytest.mark.parametrize(("p", "steps"), [(4096, 12), (4097, 14), (5000, 13), (65536, 16)])

@@ -86,10 +86,9 @@ class PipelinedTrees(DoubleTree):
     def _streams(self, n, v: View) -> dict[tuple[int, str], tuple[list, list, list]]:
         """Map (tree, direction) to the chunks moving that way, their senders and receivers."""
         parents = n.run.topology["parents"]
-        per_tree = n.run.topology["chunks_per_tree"]
         out: dict[tuple[int, str], tuple[list, list, list]] = {}
         for src, dst, c, _ in v.moves:
-            tree = c // per_tree
+            tree = c % len(parents)  # tree t carries chunks t, t+2, ...
             direction = "up" if parents[tree][src] == dst else "down"
             chunks, senders, receivers = out.setdefault((tree, direction), ([], [], []))
             if c not in chunks:
