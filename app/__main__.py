@@ -1,10 +1,13 @@
-"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000] [--message-queue URL]`.
+"""Serve Collective Lab: `python -m app [--host 127.0.0.1] [--port 5000] [--message-queue URL]
+[--no-measure]`.
 
 The server is gunicorn with bounded threads, connection limits and timeouts
 (app/web/server.py; settings in app/web/settings.py, docs/lab.md "Limits"). `--debug` runs
 Werkzeug's development server with Flask's debugger and reloader instead: for development on
 your own machine only, never for a class. `--message-queue redis://host:port/db` makes this
 process one of several serving one app (settings: MESSAGE_QUEUE; README "Several processes").
+`--no-measure` turns off the /measure page and its namespace, which run collectives on the
+server's own cores: for a public or class server (setting MEASURE_ENABLED; docs/measure.md).
 """
 
 from __future__ import annotations
@@ -32,10 +35,18 @@ def main(argv: list[str] | None = None) -> None:
         metavar="URL",
         help="redis://host:port/db shared by several processes (default: one process, in memory)",
     )
+    parser.add_argument(
+        "--no-measure",
+        action="store_true",
+        help="turn off /measure, which runs collectives on this server's cores (for a public "
+        "server; the setting MEASURE_ENABLED)",
+    )
     args = parser.parse_args(argv)
+    # The app reads its settings from the environment, in this process and in its workers.
     if args.message_queue:
-        # The app reads its settings from the environment, in this process and in its workers.
         os.environ["COLLECTIVE_LAB_MESSAGE_QUEUE"] = args.message_queue
+    if args.no_measure:
+        os.environ["COLLECTIVE_LAB_MEASURE_ENABLED"] = "false"
     check_settings()
     check_message_queue()
     if args.debug:

@@ -160,6 +160,23 @@ LINKS: tuple[Link, ...] = (
 
 HARDWARE: dict[str, Link] = {link.key: link for link in LINKS}
 
+# The link between the two CPU sockets of a PCIe server, for the physical topologies
+# (app.fabric). Not a choice in the calculators (a collective never runs over it alone), so
+# outside LINKS. The figure is NCCL's own: its topology model charges a Sapphire Rapids UPI path
+# SRP_QPI_BW = 22 GB/s (NCCL src/graph/topo.h, 2.2x), the rate NCCL plans GPU traffic across
+# sockets with; a single UPI 2.0 link peaks higher, and NCCL's figure includes the cost of
+# splitting GPU P2P traffic into 64-byte transactions.
+SMP_LINK = Link(
+    "smp_upi",
+    "CPU socket link (UPI, Sapphire Rapids)",
+    INTRA_NODE,
+    22.0,
+    PCIE_LAT_US,
+    "NCCL src/graph/topo.h SRP_QPI_BW = 22.0 GB/s: the bandwidth NCCL's topology search "
+    "assumes for a path crossing the sockets of a Sapphire Rapids host",
+    NCCL_LAT + ": PCIe (NCCL has no separate latency for the socket link)",
+)
+
 
 @dataclass(frozen=True)
 class System:

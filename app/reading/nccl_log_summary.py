@@ -2,7 +2,8 @@
 
 How often a ring crosses the network is counted from the hosts the log's prefixes name (a
 ring's neighbours on different hosts), or from the transports of its connections when the hosts
-are not all named; when neither covers a whole ring the count is left unknown, not guessed.
+are not all named; an init line's `nNodes 1` says it at once: no hop can leave the one node.
+When none of these covers a whole ring the count is left unknown, not guessed.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ def crossings(reading: dict) -> dict:
             continue
         hops = list(zip(order, order[1:] + order[:1], strict=True))
         kinds = {(e["src"], e["dst"]): e["kind"] for e in channel["edges"]}
-        if all(host.get(a) and host.get(b) for a, b in hops):
+        if reading["node_count"] == 1:
+            count = 0
+        elif all(host.get(a) and host.get(b) for a, b in hops):
             count = sum(host[a] != host[b] for a, b in hops)
         elif all(hop in kinds for hop in hops):
             count = sum(kinds[hop].startswith("NET") for hop in hops)

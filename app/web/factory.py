@@ -58,8 +58,10 @@ def _init_http(app: Flask) -> None:
     from . import compression, errors, headers
     from .api import costs, simulate
     from .api import nccl_log as nccl_log_api
+    from .api import nccl_model as nccl_model_api
     from .api import nccl_tests as nccl_tests_api
     from .api import quiz as quiz_api
+    from .api import race as race_api
     from .guard import limits
     from .pages import (
         calculators,
@@ -77,7 +79,8 @@ def _init_http(app: Flask) -> None:
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
     pages = (home, lab, calculators, lessons, quiz, classroom, toolkit, nccl_tests, nccl_log)
     pages += (measure,)
-    apis = (simulate, costs, quiz_api, nccl_tests_api, nccl_log_api)
+    apis = (simulate, costs, quiz_api, nccl_tests_api, nccl_log_api, nccl_model_api)
+    apis += (race_api,)
     for blueprint in (module.bp for module in pages + apis):
         app.register_blueprint(blueprint)
     errors.init_app(app)

@@ -292,6 +292,17 @@ SETTINGS = (
     ),
     Setting("CLASS_CREATE_BURST", 10, "Rooms one client address may create at once."),
     Setting(
+        "MEASURE_ENABLED",
+        True,
+        "The /measure page and its Socket.IO namespace /measure, which run real collectives "
+        "across processes on the server's own cores (docs/measure.md): one measurement at a "
+        "time takes every core for up to two minutes. On for `make run` on your own machine; "
+        "turn it off on a public or class server with COLLECTIVE_LAB_MEASURE_ENABLED=false or "
+        "`python -m app --no-measure`. Off, the page says so and how to turn it on, and the "
+        "namespace refuses every connection with that sentence. /nccl-log and /nccl-tests, "
+        "which only read text, stay on.",
+    ),
+    Setting(
         "INSTANCE_PATH",
         None,
         "Folder for what the server makes and keeps (the generated secret key); unset: Flask's "

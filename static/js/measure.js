@@ -126,6 +126,7 @@
     if (!ack || !ack.ok) return fail((ack && ack.error) || "the server refused the measurement");
     planned = ack.sizes.length; // the server's sweep, not a copy of its rule
     $("measure-result").hidden = false;
+    // The server's warnings (more ranks than cores, ...): its rule, not a copy of it here.
     $("measure-warnings").replaceChildren(...(ack.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
     $("measure-progress").textContent = "Running " + params.collective + " on " + params.ranks + " ranks: " + rows.length + " of " + planned + " sizes";
     draw();
@@ -157,13 +158,6 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 0);
   }
 
-  function warnRanks() {
-    const cores = Number($("measure-form").dataset.cores);
-    const ranks = Number($("measure-ranks").value);
-    $("measure-ranks-warning").textContent = ranks > cores
-      ? "More ranks than cores: ranks will share cores, and times include waiting for one." : "";
-  }
-
   document.addEventListener("DOMContentLoaded", () => {
     if (!$("measure-form")) return;
     connect();
@@ -171,7 +165,6 @@
     $("measure-cancel").addEventListener("click", cancel);
     $("measure-save").addEventListener("click", save);
     $("measure-download").addEventListener("click", download);
-    $("measure-ranks").addEventListener("input", warnRanks);
     document.addEventListener("themechange", draw);
   });
 })(window);

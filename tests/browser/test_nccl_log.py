@@ -1,6 +1,7 @@
 """The page "Paste an NCCL log" in real Chromium: a pasted multi-node log drawn as its ring in
-order over the hosts' boxes, the channel picker used with the keyboard, an uploaded log's
-transports on its arrows with the legend, and axe-core on the drawn page in both themes.
+order over the hosts' boxes (drawn once, used by every channel's picture), the channel picker
+used with the keyboard, an uploaded log's transports on its arrows with the legend, and
+axe-core on the drawn page in both themes.
 Expected values are read off the fixtures by hand (tests/fixtures/nccl_logs/)."""
 
 from __future__ import annotations
@@ -43,10 +44,18 @@ def test_a_pasted_ring_is_drawn_in_order_and_the_picker_shows_one_channel(page, 
     expect(channel0.locator('[data-role="ring-text"]')).to_contain_text(
         "0 → 7 → 6 → 5 → 12 → 11 → 10 → 9 → 8 → 15 → 14 → 13 → 4 → 3 → 2 → 1 → 0"
     )
-    labels = svg.locator("text.nl-box-label").all_text_contents()
+    # The boxes and discs are drawn once for every channel's picture, which <use>s them.
+    layout = page.locator('[data-role="layout-svg"]')
+    labels = layout.locator("text.nl-box-label").all_text_contents()
     assert labels == ["nodea (1 rank)", "nodeb (4 ranks)", "host not named in the log"]
+    assert page.locator("rect.nl-box").count() == 3 and page.locator("g.nl-rank").count() == 16
+    drawn = svg.evaluate(
+        "s => [...s.querySelectorAll('use')].map(u => [u.getAttribute('href'), u.getBBox().width])"
+    )
+    assert [href for href, _ in drawn] == ["#nl-hosts", "#nl-ranks"]
+    assert all(width > 100 for _, width in drawn), drawn  # the boxes and discs show in it
     # Rank 12 sits in nodeb's box: its disc's centre is inside the box's rectangle.
-    inside = svg.evaluate(
+    inside = layout.evaluate(
         """s => { const [a, b] = s.querySelectorAll('rect.nl-box');
           const c = s.querySelector('[data-rank="12"] circle');
           const x = +c.getAttribute('cx'), y = +c.getAttribute('cy');

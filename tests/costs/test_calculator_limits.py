@@ -36,6 +36,7 @@ MAX_CALLS = {
     "ddp_overlap": 3,
     "hierarchical": 5,
     "moe": 1,
+    "nccl_model": 16,
     "parallelism_3d": 3,
     "step_budget": 4,
     "zero": 13,
@@ -63,6 +64,9 @@ WORST = {
         algorithm="double_binary_tree",
     ),
     "hierarchical": dict(gpus_per_node=64, nodes=1024, message_bytes=float(1 << 40)),
+    "nccl_model": dict(
+        collective="allreduce", system="dgx_h100", ranks=32768, nodes=4096, message_bytes=2.0**40
+    ),
     "moe": dict(
         tokens=1 << 26,
         hidden=1 << 20,

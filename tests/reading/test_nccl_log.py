@@ -276,3 +276,12 @@ def test_a_long_line_of_prefix_like_characters_is_read_in_one_pass():
     r = parse("h:1:2 [0] NCCL INFO " + "1" * 150_000 + " Bytes -> Algo")
     assert r["not_understood_count"] == 1
     assert parse("a" * 150_000 + " NCCL INFO Ring 00 : 1 -> 2 -> 3")["nodes"] == []
+
+
+def test_one_node_in_the_init_line_says_rings_stay_inside_it():
+    """torchrun_nvls_recent.log names only rank 0's host, but its init line says
+    "nRanks 4 nNodes 1"; its paste keeps three of the 24 rings ("Channel 00/24 : 0 1 2 3" to
+    "Channel 02/24 : 0 1 2 3"), and no hop of them can cross the network."""
+    r = read("torchrun_nvls_recent.log")
+    assert r["crossings"]["per_channel"] == [{"channel": c, "count": 0} for c in (0, 1, 2)]
+    assert r["summary"].startswith("4 ranks on 1 node, 24 channels, rings stay inside a node")

@@ -21,7 +21,13 @@ def test_an_unknown_api_path_is_json(client):
 
 
 @pytest.mark.parametrize(
-    "path", ["/api/simulate", "/api/toolkit/drills/ring-allreduce/reveal", "/api/nccl-tests"]
+    "path",
+    [
+        "/api/simulate",
+        "/api/toolkit/drills/ring-allreduce/reveal",
+        "/api/nccl-tests",
+        "/api/nccl-log",
+    ],
 )
 def test_a_body_past_the_size_limit_is_json_naming_the_body_and_the_limit(app, client, path):
     limit = app.config["MAX_CONTENT_LENGTH"]

@@ -36,10 +36,13 @@ from app.collectives import catalog, max_elements
 from app.costs import HARDWARE
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import COMPARE_PARAMS, COST_PARAMS
+from app.fabric import TOPOLOGIES
 from app.quiz import grading, tokens
 from app.toolkit import design, drills, layout
 from app.web import params
+from app.web.api import nccl_model as nccl_model_api
 from app.web.api.nccl_tests import FIELDS as NCCL_TESTS_FIELDS
+from app.web.api.race import RACE_FIELDS, SWEEP_FIELDS
 from app.web.pages import calculators as calculator_pages
 from tests.conftest import TEST_CONFIG
 
@@ -79,6 +82,20 @@ QUIZ_FIELDS = ("mode", "topics", "kinds", "difficulty", "ids", "count", "lesson"
 LAB_FIELDS = ("collective", "algorithm", "ranks", "elements", "op", "root", "ranks_per_node")
 LAB_FIELDS += ("speed", "predict")
 EMBED_FIELDS = (*LAB_FIELDS[2:], "autoplay", "loop", "narrate", "theme")
+TOPOLOGY_PARAMS = tuple(sorted({p.name for s in TOPOLOGIES.values() for p in s.params}))
+RACE_BASE = {
+    "collective": "allreduce",
+    "algorithms": "ring,recursive_doubling",
+    "ranks": "16",
+    "bytes": "1048576",
+    "topology": "fat_tree",
+    "preset": "dgx_h100",
+    "mapping": "fill",
+    "nodes": "2",
+    "gpus_per_node": "8",
+    "oversubscription": "2",
+}
+SWEEP_BASE = {**{k: v for k, v in RACE_BASE.items() if k != "bytes"}, "high_bytes": "1048576"}
 
 
 # -- what each endpoint takes ---------------------------------------------------------------------
@@ -124,7 +141,24 @@ def field_names(endpoint: str, path_args: dict) -> tuple[str, ...]:
         return ("log", "body", "file")
     if endpoint == "nccl_tests.read":
         return (*NCCL_TESTS_FIELDS, "body")
+    if endpoint == "race.race_run":
+        return (*RACE_FIELDS, *TOPOLOGY_PARAMS)
+    if endpoint == "race.race_sweep":
+        return (*SWEEP_FIELDS, *TOPOLOGY_PARAMS)
+    if endpoint == "nccl_model.choice":
+        return nccl_model_api.CHOICE_FIELDS
+    if endpoint == "nccl_model.table":
+        return nccl_model_api.TABLE_FIELDS
     return ()  # an endpoint this file does not know yet: fuzzed with made-up keys only
+
+
+NCCL_MODEL_BASE = {
+    "collective": "allreduce",
+    "ranks": "16",
+    "bytes": "1048576",
+    "system": "dgx_h100",
+    "nodes": "2",
+}
 
 
 def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
@@ -145,6 +179,12 @@ def base_query(endpoint: str, path_args: dict) -> dict[str, str]:
         return {"ranks": "4", "elements": "16", "theme": "dark"}
     if endpoint == "quiz.page":
         return {"tags": "ring-allreduce", "count": "5"}
+    if endpoint == "race.race_run":
+        return dict(RACE_BASE)
+    if endpoint == "race.race_sweep":
+        return dict(SWEEP_BASE)
+    if endpoint in ("nccl_model.choice", "nccl_model.table"):
+        return {k: v for k, v in NCCL_MODEL_BASE.items() if k in field_names(endpoint, {})}
     return {}
 
 
@@ -628,6 +668,10 @@ def mutation_cases() -> list[tuple[str, str, str, object]]:
         ("review", "GET", "/api/quiz/review", {"ids": "choice-ring-step-count,no-such-question"}),
         ("search", "GET", "/api/lessons/search", {"q": "ring"}),
         ("nccl tests", "POST", "/api/nccl-tests", dict(NCCL_TESTS_BASE)),
+        ("race", "GET", "/api/race", dict(RACE_BASE)),
+        ("race sweep", "GET", "/api/race/sweep", dict(SWEEP_BASE)),
+        ("nccl model", "GET", "/api/nccl-model", dict(NCCL_MODEL_BASE)),
+        ("nccl model table", "GET", "/api/nccl-model/table", base_query("nccl_model.table", {})),
     ]
     for kind in sorted(grading.GRADERS):
         cases.append((f"answer {kind}", "POST", "/api/quiz/answer", kind))  # drawn per run

@@ -882,3 +882,19 @@ def test_random_measure_events_are_refused_by_name_and_leave_the_server_free(mon
         "ok": False,
         "error": "unknown event 'measure_nope'; known events: " + ", ".join(measure.EVENTS),
     }
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_any_connect_payload_to_measure_is_refused_when_off_and_ignored_when_on(enabled):
+    """The namespace's connect handler (the setting MEASURE_ENABLED) reads nothing it is sent."""
+    app = create_app({**TEST_CONFIG, "MEASURE_ENABLED": enabled})
+
+    @SETTINGS
+    @given(auth=st.one_of(st.none(), st.dictionaries(TEXT, JSON_VALUES, max_size=4)))
+    def fuzz(auth):
+        client = flask_socketio.test_client(app, namespace=MEASURE, auth=auth)
+        assert client.is_connected(MEASURE) is enabled, f"auth {auth!r:.200}"
+        if enabled:
+            client.disconnect(namespace=MEASURE)
+
+    fuzz()

@@ -7,6 +7,8 @@ import json
 import time
 
 import pytest
+import socketio as python_socketio
+from socketio import exceptions as socket_errors
 
 from app import create_app
 from app.costs.hardware import HARDWARE, MEASURED_FILE
@@ -15,7 +17,7 @@ from app.measure.backends import missing
 from app.measure.preset import PRESET_KEY
 from app.web.extensions import socketio
 from app.web.live import measure, measure_model
-from tests.conftest import TEST_CONFIG, require
+from tests.conftest import TEST_CONFIG, LiveServer, require
 
 NS = "/measure"
 TINY = {
@@ -186,3 +188,78 @@ def test_the_page_is_in_the_nav_and_on_the_home_page_and_offers_the_form(app, mp
     page = client.get("/measure").get_data(as_text=True)
     assert 'id="measure-form"' in page and '<option value="mpi">mpi</option>' in page
     assert 'href="/nccl-tests"' in page and f'max="{measure.max_ranks()}"' in page
+
+
+def fake_sweep(config, on_row, cancelled):
+    """Stand in for the ranks: these tests check what the server says, not MPI."""
+    return {"config": config.as_dict(), "machine": {}, "rows": [], "status": "done", "error": ""}
+
+
+@pytest.mark.parametrize(("ranks", "warned"), [(2, False), (3, True)])
+def test_the_ack_carries_the_servers_oversubscription_warning(app, monkeypatch, ranks, warned):
+    """The page shows the ack's warnings: the ranks > cores rule lives on the server only."""
+    monkeypatch.setattr(measure, "missing", lambda backend: None)
+    monkeypatch.setattr(measure, "sweep", fake_sweep)
+    monkeypatch.setattr("app.measure.sweep.cores", lambda: 2)
+    ack = start(socketio.test_client(app, namespace=NS), {**TINY, "ranks": ranks})
+    assert ack["ok"]
+    if warned:
+        assert len(ack["warnings"]) == 1
+        assert ack["warnings"][0].startswith("oversubscribed: 3 ranks on 2 cores")
+    else:
+        assert ack["warnings"] == []
+    page = app.test_client().get("/measure").get_data(as_text=True)
+    assert "data-cores" not in page  # nothing for the script to recompute the rule from
+
+
+@pytest.fixture
+def disabled_app(tmp_path):
+    return create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path), "MEASURE_ENABLED": False})
+
+
+def test_measuring_off_the_page_says_why_and_how_and_offers_no_form(disabled_app):
+    response = disabled_app.test_client().get("/measure")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "Measuring is turned off on this server" in page
+    assert "COLLECTIVE_LAB_MEASURE_ENABLED" in page and "--no-measure" in page
+    assert 'id="measure-form"' not in page and "js/measure.js" not in page
+
+
+def test_measuring_off_the_namespace_refuses_every_connection_saying_why(disabled_app):
+    refused = socketio.test_client(disabled_app, namespace=NS)
+    assert not refused.is_connected(NS)
+    handlers = disabled_app.extensions["measure"]
+    with pytest.raises(socket_errors.ConnectionRefusedError) as info:
+        handlers.connect("sid", {}, None)
+    assert str(info.value) == measure.DISABLED
+    assert "MEASURE_ENABLED" in measure.DISABLED and "--no-measure" in measure.DISABLED
+
+
+def test_measuring_on_by_default_the_namespace_accepts(app):
+    assert app.config["MEASURE_ENABLED"] is True
+    assert socketio.test_client(app, namespace=NS).is_connected(NS)
+
+
+def test_no_measure_on_the_command_line_turns_measuring_off(monkeypatch):
+    """`python -m app --no-measure` sets the setting for this process and its workers."""
+    from app.__main__ import main
+
+    monkeypatch.setenv("COLLECTIVE_LAB_MEASURE_ENABLED", "true")  # restored after the test
+    served = []
+    monkeypatch.setattr("app.web.server.serve", lambda host, port: served.append(port))
+    main(["--no-measure", "--port", "5999"])
+    assert served == [5999]
+    assert create_app(TEST_CONFIG).config["MEASURE_ENABLED"] is False
+
+
+def test_a_real_client_hears_the_sentence_over_the_wire(disabled_app):
+    """The refusal reaches a Socket.IO client as connect_error {message: DISABLED}."""
+    with LiveServer(disabled_app) as server:
+        client = python_socketio.Client(reconnection=False)
+        heard = []
+        client.on("connect_error", heard.append, namespace=NS)
+        with pytest.raises(python_socketio.exceptions.ConnectionError):
+            client.connect(server.url, namespaces=[NS], transports=["polling"], wait_timeout=10)
+        client.disconnect()
+    assert heard == [{"message": measure.DISABLED}]

@@ -37,7 +37,6 @@ def test_refusals_are_400_and_name_the_field(client):
     )
     big = "NCCL INFO x\n" * (MAX_CHARS // 12 + 1)
     assert errors(client, json={"log": big}).startswith(f"log: at most {MAX_CHARS} characters")
-    assert errors(client, data="x" * 300_000, content_type="text/plain").startswith("body: at most")
     assert "Content-Type" in errors(client, data=SINGLE, content_type="text/html")
     assert errors(client, json={"log": 3}).startswith("log: must be a string")
     assert errors(client, json=["log"]).startswith("body: must be a JSON object")
@@ -73,3 +72,27 @@ def test_a_host_name_with_markup_comes_back_as_text(client):
     html = client.post("/nccl-log", data={"log": log}).get_data(as_text=True)
     assert "<img/src=x>" not in html
     assert "&lt;img/src=x&gt; (1 rank)" in html  # the host's box label, escaped
+
+
+def test_a_body_past_the_limit_gets_the_one_answer_every_endpoint_gives(app, client):
+    """413 naming the body and the limit (app/web/errors.py): no 400 of the log's own."""
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    r = client.post("/api/nccl-log", data="x" * (limit + 1), content_type="text/plain")
+    assert r.status_code == 413 and r.json == {"error": f"body: at most {limit} bytes"}
+    page = client.post("/nccl-log", data={"log": "x" * (limit + 1)})
+    assert page.status_code == 413
+    assert f"body: at most {limit} bytes" in page.get_data(as_text=True)
+
+
+def test_the_layout_is_drawn_once_however_many_channel_pictures_use_it(client):
+    """Boxes and discs once (3 hosts' boxes and 16 ranks, as the browser test reads them off
+    multi_node_ring_210.log); each channel's ring or tree picture only <use>s them."""
+    log = (LOGS / "multi_node_ring_210.log").read_text()
+    html = client.post("/nccl-log", data={"log": log}).get_data(as_text=True)
+    pictures = re.findall(r'<svg class="nl-svg".*?</svg>', html, flags=re.S)
+    assert len(pictures) >= 2  # channel 0's ring and channel 1's tree at least
+    for svg in pictures:
+        assert re.findall(r'<use href="(#[\w-]+)"/>', svg) == ["#nl-hosts", "#nl-ranks"]
+        assert "<rect" not in svg and "<circle" not in svg
+    assert html.count('<rect class="nl-box') == 3 and html.count('class="nl-rank"') == 16
+    assert html.count('id="nl-hosts"') == 1 and html.count('id="nl-ranks"') == 1

@@ -358,3 +358,6 @@ def test_the_default_settings_have_no_problem():
     assert settings.problems({"MAX_CONTENT_LENGTH": -1}) == [
         "MAX_CONTENT_LENGTH must be a number >= 0, got -1"
     ]
+    assert settings.problems({"MEASURE_ENABLED": 0}) == [
+        "MEASURE_ENABLED must be true or false, got 0"
+    ]

@@ -14,6 +14,7 @@ from .ddp_overlap import ddp_overlap
 from .fields import Field
 from .hierarchical import hierarchical
 from .moe import moe
+from .nccl_model import nccl_model
 from .parallelism_3d import parallelism_3d
 from .registry import CALCULATORS, Calculator
 from .result import Output, Result
@@ -32,6 +33,7 @@ __all__ = [
     "ddp_overlap",
     "hierarchical",
     "moe",
+    "nccl_model",
     "parallelism_3d",
     "step_budget",
     "zero",

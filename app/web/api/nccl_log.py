@@ -2,13 +2,13 @@
 
 The body is the log as text (`text/plain`) or JSON `{"log": "..."}`. Bad input gets 400 with
 `{"error": "..."}` naming the field: `log` (empty, not NCCL, too long) or `body` (wrong
-content type, not UTF-8, not a JSON object, past the request size limit).
+content type, not UTF-8, not a JSON object). A body past MAX_CONTENT_LENGTH is 413
+`{"error": "body: at most N bytes"}`, as on every endpoint (app/web/errors.py).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
-from werkzeug.exceptions import RequestEntityTooLarge
+from flask import Blueprint, jsonify, request
 
 from app.reading.nccl_log import NcclLogError, parse
 
@@ -48,10 +48,3 @@ def read():
         return jsonify(parse(log_text()))
     except NcclLogError as exc:
         raise InputError(str(exc)) from None
-
-
-@bp.errorhandler(RequestEntityTooLarge)
-def body_too_large(exc: RequestEntityTooLarge):
-    """Name the field and the limit when the body is past MAX_CONTENT_LENGTH."""
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    return jsonify(error=f"body: at most {limit} bytes; paste the log's init part"), 400

@@ -9,7 +9,9 @@ the ranks take every core, so two at once would measure each other. `measure_sav
 caller's last fit as the preset "this machine" (app/measure/preset.py, as `--save-preset`).
 
 A namespace of its own so its `disconnect` and catch-all handlers do not replace the lab's
-(app/web/live/sockets.py explains why handlers are bound to the app's own server).
+(app/web/live/sockets.py explains why handlers are bound to the app's own server). With the
+setting MEASURE_ENABLED false (a public server) every connection to it is refused with
+`DISABLED`, which the page shows too.
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ MAX_WEB_BYTES = 64 << 20
 MAX_WEB_ITERS = 1000
 TIME_LIMIT_S = 120.0  # MeasureConfig's limit: the ranks are killed then
 OVERSUBSCRIBE_TIMES = 4  # ranks up to 4x the cores, with the oversubscription warning
+DISABLED = (
+    "measuring is turned off on this server (setting MEASURE_ENABLED): a measurement runs its "
+    "ranks on every core of the server, so public and class servers turn it off. To turn it "
+    "on, start the server without --no-measure and with COLLECTIVE_LAB_MEASURE_ENABLED unset "
+    "or true, as `make run` does on your own machine."
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +59,16 @@ def max_ranks() -> int:
     return min(64, OVERSUBSCRIBE_TIMES * cores())
 
 
+def enabled(app: Flask) -> bool:
+    """Return whether `app` offers measuring (the setting MEASURE_ENABLED)."""
+    return app.config.get("MEASURE_ENABLED", True) is True
+
+
 def init_app(app: Flask, server: socketio.Server) -> None:
     """Bind the measure events to `server`, the Socket.IO server of `app`."""
     handlers = _Handlers(app, server)
     app.extensions["measure"] = handlers
+    server.on("connect", handlers.connect, namespace=NAMESPACE)
     for event in EVENTS:
         server.on(event, getattr(handlers, event.removeprefix("measure_")), namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
@@ -117,6 +131,11 @@ class _Handlers:
         self.lock = threading.Lock()
         self.running: _Running | None = None
         self.results: dict[str, dict] = {}  # each client's last finished result, to save
+
+    def connect(self, sid: str, environ: dict, auth: object = None) -> None:
+        """Refuse the connection, saying why and how to turn it on, when measuring is off."""
+        if not enabled(self.app):
+            raise socketio.exceptions.ConnectionRefusedError(DISABLED)
 
     def start(self, sid: str, *args) -> dict:
         """Validate the parameters and start the measurement, unless one is running."""

@@ -2,25 +2,28 @@
 
 The page talks to the `/measure` Socket.IO namespace (app/web/live/measure.py); it offers the
 backends this machine has (app.measure.backends), and when there is none it says how to
-install one instead of a form.
+install one instead of a form. With the setting MEASURE_ENABLED false it offers no form and
+says why and how to turn measuring on (app.web.live.measure.DISABLED).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, current_app, render_template
 
 from app.costs import HARDWARE
 from app.measure.backends import backends
 from app.measure.config import COLLECTIVES, cores
 
-from ..live.measure import MAX_WEB_BYTES, MAX_WEB_ITERS, max_ranks
+from ..live.measure import DISABLED, MAX_WEB_BYTES, MAX_WEB_ITERS, enabled, max_ranks
 
 bp = Blueprint("measure_page", __name__)
 
 
 @bp.get("/measure")
 def page():
-    """Show the form (or how to install a backend), the empty chart and table."""
+    """Show the form (or how to install a backend, or why measuring is off), the chart and table."""
+    if not enabled(current_app):
+        return render_template("pages/measure.html", disabled=DISABLED, installed=[])
     found = backends()
     installed = [name for name in ("mpi", "torch") if found[name]["installed"]]
     return render_template(

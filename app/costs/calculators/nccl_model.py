@@ -1,0 +1,141 @@
+"""NCCL's choice, reproduced: which (algorithm, protocol) NCCL's own tuning model picks on a
+system preset, its predicted time and busbw, and a table over sizes beside the α-β model
+(`app.costs.nccl`, following NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc)."""
+
+from __future__ import annotations
+
+from .. import units
+from ..nccl import FUNCTIONS, MAX_BYTES, MAX_NODES, NCCL_SYSTEMS, NCCL_TAG, nccl_choice, nccl_table
+from .fields import CHOICE, FLOAT, INT, Field
+from .registry import calculator
+from .result import BANDWIDTH, BYTES, TEXT, TIME, Output, Result, table
+
+FIELDS = (
+    Field(
+        "collective",
+        "Collective",
+        CHOICE,
+        "allreduce",
+        choices=FUNCTIONS,
+        help="The five collectives NCCL's tuning model covers.",
+    ),
+    Field(
+        "system",
+        "System",
+        CHOICE,
+        "dgx_h100",
+        choices=tuple(NCCL_SYSTEMS),
+        choice_labels=tuple(s.label for s in NCCL_SYSTEMS.values()),
+        help="The node type: GPUs, NVLink, NICs and CPU, as NCCL's topology detection sees it.",
+    ),
+    Field("ranks", "GPUs (ranks)", INT, 16, low=1, high=MAX_NODES * 8, scale="log2"),
+    Field(
+        "nodes",
+        "Nodes",
+        INT,
+        2,
+        low=1,
+        high=MAX_NODES,
+        scale="log2",
+        help="Must divide the ranks, with at most the system's GPUs per node.",
+    ),
+    Field(
+        "message_bytes",
+        "Message size",
+        FLOAT,
+        float(1 << 30),
+        low=0,
+        high=float(MAX_BYTES),
+        unit="bytes",
+        scale="log2",
+        help="nccl-tests' size column (allgather: the total output).",
+    ),
+)
+
+
+@calculator(
+    "nccl_model",
+    "NCCL's choice, reproduced",
+    f"The algorithm and protocol NCCL {NCCL_TAG}'s own cost model picks, and its time.",
+    FIELDS,
+)
+def nccl_model(**values) -> Result:
+    """Run NCCL's tuning model at one size and over 8 B .. 8 GiB, beside the α-β model."""
+    collective, system = values["collective"], values["system"]
+    ranks, nodes, m = values["ranks"], values["nodes"], int(values["message_bytes"])
+    pick = nccl_choice(collective, ranks, m, system, nodes)
+    sweep = nccl_table(collective, ranks, system, nodes)
+    rows = sweep["rows"]
+    runner_up = pick.candidates[1] if len(pick.candidates) > 1 else None
+    sentence = (
+        f"On {ranks} GPUs of {system} ({nodes} node{'s' if nodes > 1 else ''}), NCCL's model "
+        f"picks {pick.algorithm}/{pick.protocol} for {units.size(m)}: "
+        f"{units.seconds(pick.time_us * 1e-6)}"
+        + (
+            f", ahead of {runner_up['algorithm']}/{runner_up['protocol']} at "
+            f"{units.seconds(runner_up['time_us'] * 1e-6)}."
+            if runner_up
+            else "."
+        )
+    )
+    return Result(
+        calculator="nccl_model",
+        inputs=values,
+        outputs=(
+            Output("algorithm", "NCCL's algorithm", pick.algorithm, TEXT),
+            Output("protocol", "Protocol", pick.protocol, TEXT),
+            Output("time_s", "NCCL's predicted time", pick.time_us * 1e-6, TIME),
+            Output("busbw_gbs", "Predicted busbw", pick.busbw_gbs, BANDWIDTH),
+        ),
+        formula="time = lat(algorithm, protocol) + bytes ÷ (1000 · algbw)  [µs, GB/s]",
+        substituted=_substituted(pick),
+        interpretation=sentence,
+        table=table(
+            [
+                ("Size", BYTES),
+                ("NCCL pick", TEXT),
+                ("NCCL time", TIME),
+                ("α-β fastest", TEXT),
+                ("α-β time", TIME),
+            ],
+            [
+                [
+                    r["bytes"],
+                    f"{r['algorithm']}/{r['protocol']}",
+                    r["time_us"] * 1e-6,
+                    r["alpha_beta_algorithm"].replace("_", " "),
+                    r["alpha_beta_time_us"] * 1e-6,
+                ]
+                for r in rows
+            ],
+        ),
+        charts=(_chart(rows, m),),
+        notes=(
+            f"Constants and formulas from NVIDIA/nccl {NCCL_TAG} src/graph/tuning.cc; the "
+            "graph search is simplified (app/costs/nccl/graph.py says how).",
+            "Defaults of a plain nccl-tests run: no NCCL_ALGO/NCCL_PROTO, no tuner plugin, "
+            "CollNet off.",
+        ),
+    )
+
+
+def _substituted(pick) -> str:
+    best = pick.candidates[0] if pick.candidates else None
+    if best is None:
+        return "one rank: nothing to move, 0 µs"
+    return f"{pick.algorithm}/{pick.protocol}: {best['time_us']:.4g} µs for {pick.bytes} B"
+
+
+def _chart(rows: list[dict], m: int) -> dict:
+    sizes = [r["bytes"] for r in rows]
+    return {
+        "kind": "loglog",
+        "title": "NCCL's model against the α-β model",
+        "x": sizes,
+        "series": [
+            {"name": "NCCL's pick", "y": [r["time_us"] * 1e-6 for r in rows]},
+            {"name": "α-β fastest", "y": [r["alpha_beta_time_us"] * 1e-6 for r in rows]},
+        ],
+        "markers": [],
+        "cursor": max(m, 1),
+    }
