@@ -1,5 +1,8 @@
 """PAT allgather and reduce-scatter: NCCL's Parallel Aggregated Trees (NCCL 2.23 and later).
 
+Described by its author in S. Jeaugey, "PAT: a new algorithm for all-gather and reduce-scatter
+operations at scale" (arXiv:2506.20252, 2025); this module follows NCCL's code, not the paper.
+
 The schedule is NCCL's own, translated in `pat_schedule.py` from NVIDIA/nccl 2.30.7,
 src/include/collectives.h (PatAGAlgorithm, PatRSAlgorithm) and src/device/prims_simple.h (the
 peers rank ± 2^d). One engine step is one of NCCL's aggregated steps: in it every rank sends
