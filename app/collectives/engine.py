@@ -35,6 +35,8 @@ def _entry(algo: Algorithm, limits: Limits) -> dict:
         constraints["elements"] = "a positive multiple of ranks"
     if algo.needs_ranks_per_node:
         constraints["ranks_per_node"] = "required; must divide ranks"
+    if algo.grid is not None:
+        constraints["grid"] = algo.grid_rule
     return {
         "collective": algo.collective,
         "algorithm": algo.name,

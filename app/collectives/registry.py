@@ -15,6 +15,7 @@ from .machine import Machine
 ALGORITHM_ORDER = (
     "binomial_tree",
     "ring",
+    "ring_bidirectional",
     "pipelined_ring",
     "recursive_doubling",
     "recursive_halving",
@@ -23,6 +24,9 @@ ALGORITHM_ORDER = (
     "bruck",
     "binary_tree",
     "double_binary_tree",
+    "tree_pipelined",
+    "pat",
+    "2d_torus",
     "hierarchical",
     "scatter_allgather",
     "reduce_broadcast",
@@ -48,6 +52,14 @@ class Algorithm:
     ports_note: str = ""
     needs_ranks_per_node: bool = False
     power_of_two: bool = False  # runs only on a power-of-two rank count
+    # Ranks -> (rows, columns) for algorithms that run on a grid, and the rule in words: the
+    # catalog says it, the cost model calls the same function.
+    grid: Callable[[int], tuple[int, int]] | None = None
+    grid_rule: str = ""
+    # How many times the usual bound of (rank, chunk) cells a run changes this one may change
+    # (app/web/guard/admission.py sizes a run's memory by it): 2 where every rank takes two
+    # chunks a step for as many steps as the ring.
+    cell_updates_factor: float = 1.0
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -63,6 +75,9 @@ def algorithm(
     ports_note: str = "",
     needs_ranks_per_node: bool = False,
     power_of_two: bool = False,
+    grid: Callable[[int], tuple[int, int]] | None = None,
+    grid_rule: str = "",
+    cell_updates_factor: float = 1.0,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -81,6 +96,9 @@ def algorithm(
             ports_note,
             needs_ranks_per_node,
             power_of_two,
+            grid,
+            grid_rule,
+            cell_updates_factor,
         )
         return run
 

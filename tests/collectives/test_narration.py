@@ -144,6 +144,8 @@ def _topology_numbers(trace, messages) -> set[int]:
         out |= {number[s] ^ number[d] for s, d in messages if s in number and d in number}
     if topology["kind"] == "hierarchical":
         out |= {topology["nodes"], topology["ranks_per_node"]}
+    if topology["kind"] == "torus":
+        out |= {topology["rows"], topology["columns"]}
     if "order" in topology:
         out.add(len(topology["order"]) - 1)
     return out

@@ -55,6 +55,16 @@ def links(topology: dict, p: int) -> set[frozenset]:
         return (
             {frozenset(pair) for pair in itertools.combinations(range(p), 2)} if p <= 8 else set()
         )
+    if kind == "torus":  # rank r at row r // columns: a ring along each row and each column
+        rows, columns = topology["rows"], topology["columns"]
+        grid = [[row * columns + col for col in range(columns)] for row in range(rows)]
+        rings = grid + [list(column) for column in zip(*grid, strict=True)]
+        return {
+            frozenset((ring[i], ring[(i + 1) % len(ring)]))
+            for ring in rings
+            for i in range(len(ring))
+            if len(ring) > 1
+        }
     return set()  # hierarchical: node boxes, no drawn links
 
 
