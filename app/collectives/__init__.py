@@ -17,9 +17,13 @@ from . import (  # noqa: F401
     gather_scatter,
     hierarchical,
     innetwork,
+    pat,
     reduce,
     reduce_scatter,
+    ring_bidirectional,
     sendrecv,
+    torus,
+    tree_pipelined,
     trees,
 )
 from .engine import catalog, simulate

@@ -41,6 +41,8 @@ def _entry(algo: Algorithm, limits: Limits) -> dict:
             constraints["ranks_per_node"] += f"; at most {algo.max_ranks_per_node}"
     if algo.needs_switch:
         constraints["switch"] = algo.needs_switch
+    if algo.grid is not None:
+        constraints["grid"] = algo.grid_rule
     return {
         "collective": algo.collective,
         "algorithm": algo.name,

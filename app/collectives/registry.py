@@ -15,6 +15,7 @@ from .machine import Machine
 ALGORITHM_ORDER = (
     "binomial_tree",
     "ring",
+    "ring_bidirectional",
     "pipelined_ring",
     "recursive_doubling",
     "recursive_halving",
@@ -23,6 +24,9 @@ ALGORITHM_ORDER = (
     "bruck",
     "binary_tree",
     "double_binary_tree",
+    "tree_pipelined",
+    "pat",
+    "2d_torus",
     "hierarchical",
     "scatter_allgather",
     "reduce_broadcast",
@@ -58,6 +62,14 @@ class Algorithm:
     # Chunks from ranks_per_node, for an algorithm whose chunking follows the node size; it
     # takes the place of `parts`.
     node_parts: Callable[[int], int] | None = None
+    # Ranks -> (rows, columns) for algorithms that run on a grid, and the rule in words: the
+    # catalog says it, the cost model calls the same function.
+    grid: Callable[[int], tuple[int, int]] | None = None
+    grid_rule: str = ""
+    # How many times the usual bound of (rank, chunk) cells a run changes this one may change
+    # (app/web/guard/admission.py sizes a run's memory by it): 2 where every rank takes two
+    # chunks a step for as many steps as the ring.
+    cell_updates_factor: float = 1.0
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -77,6 +89,9 @@ def algorithm(
     max_ranks: int | None = None,
     max_ranks_per_node: int | None = None,
     node_parts: Callable[[int], int] | None = None,
+    grid: Callable[[int], tuple[int, int]] | None = None,
+    grid_rule: str = "",
+    cell_updates_factor: float = 1.0,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -99,6 +114,9 @@ def algorithm(
             max_ranks,
             max_ranks_per_node,
             node_parts,
+            grid,
+            grid_rule,
+            cell_updates_factor,
         )
         return run
 

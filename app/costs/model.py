@@ -14,7 +14,14 @@ from app.collectives import node_split_problem
 from app.collectives.registry import REGISTRY, catalog_order
 
 # Importing the term modules registers every algorithm (as the engine's modules do).
-from . import allreduce_terms, block_terms, innetwork_terms, rooted_terms, units  # noqa: F401
+from . import (  # noqa: F401
+    allreduce_terms,
+    block_terms,
+    innetwork_terms,
+    rooted_terms,
+    tree_pipelined_terms,
+    units,
+)
 from .cache import TermsCache
 from .checks import choice, integer, number
 from .errors import CostError
@@ -337,7 +344,7 @@ def _inputs_used(
             intra_bandwidth_gbs=links.bandwidth_gbs[INTRA],
         )
     if spec.segments:
-        inputs["segments"] = int(segments) if segments is not None else ranks
+        inputs["segments"] = int(segments) if segments is not None else spec.default_segments(ranks)
     if collective in ROOTED:
         inputs["root"] = root
     return inputs

@@ -32,6 +32,7 @@ NOTES = {
     "hypercube": "hypercube (pairs differ in one bit)",
     "circulant": "circulant: distances 1, 2, 4, …",
     "hierarchical": "nodes with GPUs inside",
+    "torus": "2D torus: a ring along each row and down each column",
     "complete": "every rank to every rank",
     "switch": "every rank to the switch, which adds",
 }
@@ -249,6 +250,26 @@ def _switch(geo: dict, topo: dict, p: int) -> None:
         geo["edges"] += [[r, hub] for r in heads]
 
 
+def torus_links(rows: int, columns: int) -> set[tuple[int, int]]:
+    """Return the rank pairs (low, high) of a rows x columns torus: each row and column a ring."""
+    pairs = set()
+    for r in range(rows * columns):
+        row, col = divmod(r, columns)
+        for q in (row * columns + (col + 1) % columns, (row + 1) % rows * columns + col):
+            if q != r:
+                pairs.add((min(r, q), max(r, q)))
+    return pairs
+
+
+def _torus(geo: dict, topo: dict, p: int) -> None:
+    """The grid: rank r at row r // columns, column r % columns; wrap-around links included."""
+    columns = topo["columns"]
+    for r in range(p):
+        row, col = divmod(r, columns)
+        geo["nodes"].append({"rank": r, "x": col, "y": -row})
+    geo["edges"] = [list(pair) for pair in sorted(torus_links(topo["rows"], columns))]
+
+
 def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> dict:
     """Return where the ranks of a run on `topology` sit (see the module docstring)."""
     topo = topology or {"kind": "complete"}
@@ -270,6 +291,8 @@ def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> 
         _hierarchical(geo, topo, p)
     elif kind == "switch":
         _switch(geo, topo, p)
+    elif kind == "torus":
+        _torus(geo, topo, p)
     return _rounded(geo)
 
 

@@ -145,6 +145,8 @@ def _topology_numbers(trace, messages) -> set[int]:
         out |= {number[s] ^ number[d] for s, d in messages if s in number and d in number}
     if topology["kind"] in ("hierarchical", "switch") and "nodes" in topology:
         out |= {topology["nodes"], topology["ranks_per_node"]}
+    if topology["kind"] == "torus":
+        out |= {topology["rows"], topology["columns"]}
     if "order" in topology:
         out.add(len(topology["order"]) - 1)
     return out

@@ -2,9 +2,10 @@
 engine executes equal the model's count of alpha terms, and the bytes each rank sends in
 `simulate` equal the model's per-rank bytes (REFERENCE § 1).
 
-Elements are chosen so every chunk count divides them: lcm(4p, 2·pof2), which covers p blocks,
-p segments, pof2 Rabenseifner chunks, the double binary tree's two halves, NVLS's 4 segments
-and CollNet's 4·g.
+Elements are chosen so every chunk count divides them: lcm(4p, 2·pof2, 16), which covers p
+blocks, p segments, pof2 Rabenseifner chunks, the double binary tree's two halves, the
+bidirectional ring's 2p chunks, the pipelined tree's 2 x 8 chunks, NVLS's 4 segments and
+CollNet's 4·g.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 
 from app.collectives import catalog, simulate
 from app.collectives.hypercube import largest_power_of_two
+from app.collectives.tree_pipelined import CHUNKS_PER_TREE
 from app.costs import ALGORITHMS, algorithms, cost
 
 RANKS = [*range(1, 18), 24, 32, 64]
@@ -22,7 +24,7 @@ ITEMSIZE = 4  # the engine's default inputs are float32
 
 
 def _elements(p: int) -> int:
-    return math.lcm(4 * p, 2 * largest_power_of_two(p))
+    return math.lcm(4 * p, 2 * largest_power_of_two(p), 2 * CHUNKS_PER_TREE)
 
 
 def _message_bytes(collective: str, p: int, elements: int) -> int:
@@ -99,9 +101,9 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
     """Sum over the engine's steps of what the time rule charges, per link, and the reductions.
 
     A single-port step lasts as long as its largest message (one src → dst pair); a `direct`
-    step as long as the busiest port (everything one rank sends or receives). The reduction
-    term charges the most bytes any rank reduces in the step; a switch's adds (dst at or past
-    p) cost the GPUs nothing.
+    step, and one of an algorithm the model prices by its busiest port, as long as the busiest
+    port (everything one rank sends or receives). The reduction term charges the most bytes
+    any rank reduces in the step; a switch's adds (dst at or past p) cost the GPUs nothing.
     """
     beta = {"intra": 0.0, "inter": 0.0}
     gamma = 0.0
@@ -116,7 +118,7 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
             if t.op == "reduce" and t.dst < trace.ranks:
                 reduced[t.dst] = reduced.get(t.dst, 0) + size
             intra &= g is not None and t.src // g == t.dst // g
-        if algorithm == "direct":
+        if algorithm == "direct" or ALGORITHMS[(trace.collective, algorithm)].busiest_port:
             busiest = max(max(sent.values()), max(received.values()))
         else:
             busiest = max(messages.values())

@@ -60,6 +60,16 @@ def links(topology: dict, p: int) -> set[frozenset]:
         g = topology.get("ranks_per_node") or 1
         chains = {frozenset((r, r + 1)) for r in range(p - 1) if (r + 1) % g}
         return chains | {frozenset((r, p)) for r in range(0, p, g)}
+    if kind == "torus":  # rank r at row r // columns: a ring along each row and each column
+        rows, columns = topology["rows"], topology["columns"]
+        grid = [[row * columns + col for col in range(columns)] for row in range(rows)]
+        rings = grid + [list(column) for column in zip(*grid, strict=True)]
+        return {
+            frozenset((ring[i], ring[(i + 1) % len(ring)]))
+            for ring in rings
+            for i in range(len(ring))
+            if len(ring) > 1
+        }
     return set()  # hierarchical: node boxes, no drawn links
 
 

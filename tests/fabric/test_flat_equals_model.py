@@ -4,8 +4,9 @@ Which flat network is the model's depends on its port rule (app/costs/terms.py,
 docs/design-notes.md "The race clock"): a single-port algorithm sends at most one message per
 step, so a wire per pair (`flat`) and one port per GPU (`flat_switch`) both give the model;
 the trees' parents take both children at once on separate wires, as the model charges
-(`flat`); the all-port `direct` algorithms are charged everything a rank sends on its one port
-(`flat_switch`).
+(`flat`); the all-port `direct` algorithms, and those the model prices by their busiest port
+(the bidirectional ring, the pipelined tree), are charged everything a rank sends on its one
+port (`flat_switch`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from app.collectives import catalog
 from app.costs import HARDWARE, SYSTEMS, cost, terms_for
-from app.costs.terms import DIRECT_SOURCE
+from app.costs.terms import ALGORITHMS, DIRECT_SOURCE
 from app.fabric import race
 
 RANKS = (2, 5, 8, 12)
@@ -28,7 +29,10 @@ ENTRIES = [
 def model_topologies(collective: str, algorithm: str, single_port: bool) -> tuple[str, ...]:
     if single_port:
         return ("flat", "flat_switch")
-    charged_per_port = terms_for(collective, algorithm, ranks=4).source == DIRECT_SOURCE
+    charged_per_port = (
+        terms_for(collective, algorithm, ranks=4).source == DIRECT_SOURCE
+        or ALGORITHMS[(collective, algorithm)].busiest_port  # two peers at once, one port
+    )
     return ("flat_switch",) if charged_per_port else ("flat",)
 
 
