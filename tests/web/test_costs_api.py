@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 from app import create_app
+from app.costs import algorithms
 from app.costs.calculators import CALCULATORS
 
 RING = (
@@ -114,7 +115,7 @@ def test_compare_lists_every_algorithm_fastest_first(client):
     assert unavailable["collnet"] == "needs ranks_per_node (GPUs per node)"
     # NVLS needs every rank on one NVSwitch: over an InfiniBand link it is not offered.
     assert "one NVSwitch node" in unavailable["nvls"]
-    assert len(body["results"]) + len(body["unavailable"]) == 10
+    assert len(body["results"]) + len(body["unavailable"]) == len(algorithms("allreduce"))
 
 
 def test_hardware_lists_presets_with_sources(client):
