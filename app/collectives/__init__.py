@@ -16,9 +16,14 @@ from . import (  # noqa: F401
     broadcast,
     gather_scatter,
     hierarchical,
+    innetwork,
+    pat,
     reduce,
     reduce_scatter,
+    ring_bidirectional,
     sendrecv,
+    torus,
+    tree_pipelined,
     trees,
 )
 from .engine import catalog, simulate

@@ -18,8 +18,10 @@ def catalog(limits: Limits = ENGINE) -> list[dict]:
     """List every (collective, algorithm), in catalog order, with all a caller needs to know.
 
     Besides the description, each entry says what `check` enforces: the rank range (`limits`,
-    the engine's own unless a caller passes tighter ones), whether elements must be a multiple
-    of ranks, and whether ranks_per_node is needed; and what the collective is: whether it
+    the engine's own unless a caller passes tighter ones, and the algorithm's own for the
+    in-network ones), whether elements must be a multiple of ranks, whether ranks_per_node is
+    needed and its largest value; the switch an in-network algorithm needs (`needs_switch`);
+    and what the collective is: whether it
     reduces (uses `op`), uses a root, keeps a block per rank (its working buffer is ranks x
     elements long) and leaves an output on the root only.
     """
@@ -29,12 +31,18 @@ def catalog(limits: Limits = ENGINE) -> list[dict]:
 def _entry(algo: Algorithm, limits: Limits) -> dict:
     """Describe one catalog entry (see `catalog`)."""
     c = COLLECTIVES[algo.collective]
-    low, high = limits.min_ranks, min(limits.max_ranks, MAX_RANKS)
+    low, high = limits.min_ranks, min(limits.max_ranks, MAX_RANKS, algo.max_ranks or MAX_RANKS)
     constraints = {"ranks": f"{low}..{high}", "elements": ">= 1"}
     if c.needs_divisible:
         constraints["elements"] = "a positive multiple of ranks"
     if algo.needs_ranks_per_node:
         constraints["ranks_per_node"] = "required; must divide ranks"
+        if algo.max_ranks_per_node:
+            constraints["ranks_per_node"] += f"; at most {algo.max_ranks_per_node}"
+    if algo.needs_switch:
+        constraints["switch"] = algo.needs_switch
+    if algo.grid is not None:
+        constraints["grid"] = algo.grid_rule
     return {
         "collective": algo.collective,
         "algorithm": algo.name,
@@ -44,6 +52,8 @@ def _entry(algo: Algorithm, limits: Limits) -> dict:
         "reduces": c.reduces,
         "uses_root": c.uses_root,
         "needs_ranks_per_node": algo.needs_ranks_per_node,
+        "max_ranks_per_node": algo.max_ranks_per_node,
+        "needs_switch": algo.needs_switch,
         "single_port": algo.single_port,
         "ports_note": algo.ports_note,
         "constraints": constraints,
@@ -105,7 +115,10 @@ def simulate(
     )
     algo = REGISTRY[(p["collective"], p["algorithm"])]
     data = _inputs(inputs, p["ranks"], p["elements"], p.pop("seed"))
-    parts = max(1, algo.parts(p["ranks"], p["elements"]))
+    if algo.node_parts is not None:
+        parts = max(1, algo.node_parts(p["ranks_per_node"]))
+    else:
+        parts = max(1, algo.parts(p["ranks"], p["elements"]))
     layout = layouts.layout_for(algo.collective, data, root=p["root"], parts=parts)
     machine = Machine(
         buffers=layout.buffers,

@@ -25,8 +25,9 @@ def _shard(local: int, nodes: int) -> range:
     return range(local * nodes, (local + 1) * nodes)
 
 
-def _intra_node(m: Machine, g: int, nodes: int, phase: str, op: str, offset: int) -> None:
-    """Run a ring over each node's g ranks, sending shard (l - s - offset) mod g in step s."""
+def rings_in_groups(m: Machine, g: int, nodes: int, phase: str, op: str, offset: int) -> None:
+    """Run a ring over each group (node, torus row) of g consecutive ranks, sending shard
+    (l - s - offset) mod g in step s."""
     for s in range(g - 1):
         with m.step(phase):
             for node in range(nodes):
@@ -36,15 +37,12 @@ def _intra_node(m: Machine, g: int, nodes: int, phase: str, op: str, offset: int
                     m.send_chunks(src, dst, _shard((local - s - offset) % g, nodes), op)
 
 
-def _inter_node(m: Machine, g: int, nodes: int) -> None:
-    """Run g concurrent ring allreduces across nodes, local rank l's ring on shard l."""
-    plan = [
-        ("inter-node allreduce (reduce-scatter)", "reduce", 0),
-        ("inter-node allreduce (allgather)", "copy", -1),
-    ]
-    for phase, op, offset in plan:
+def rings_across_groups(m: Machine, g: int, nodes: int, phase: str) -> None:
+    """Run g concurrent ring allreduces across the groups, local rank l's ring on shard l."""
+    plan = [(f"{phase} (reduce-scatter)", "reduce", 0), (f"{phase} (allgather)", "copy", -1)]
+    for phase_name, op, offset in plan:
         for s in range(nodes - 1):
-            with m.step(phase):
+            with m.step(phase_name):
                 for local in range(g):
                     chunks = _shard(local, nodes)
                     for node in range(nodes):
@@ -65,6 +63,6 @@ def hierarchical(m: Machine) -> None:
     nodes = m.ranks // g
     m.topology = {"kind": "hierarchical", "ranks_per_node": g, "nodes": nodes}
     # Offset 1 in the reduce-scatter leaves local rank l holding shard l, reduced over its node.
-    _intra_node(m, g, nodes, "intra-node reduce-scatter", "reduce", 1)
-    _inter_node(m, g, nodes)
-    _intra_node(m, g, nodes, "intra-node allgather", "copy", 0)
+    rings_in_groups(m, g, nodes, "intra-node reduce-scatter", "reduce", 1)
+    rings_across_groups(m, g, nodes, "inter-node allreduce")
+    rings_in_groups(m, g, nodes, "intra-node allgather", "copy", 0)

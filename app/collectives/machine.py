@@ -54,6 +54,7 @@ class Machine:
         self._held: list[dict[int, int]] = [{} for _ in range(self.ranks)]  # rank -> chunk -> mask
         for (rank, chunk), mask in holdings.items():
             self._held[rank][chunk] = mask
+        self.switches: list[dict] = []  # {id, name, kind}; ids follow the ranks (p, p+1, ...)
         self._spans = [slice(start, stop) for start, stop in chunks]
         self._sizes = [stop - start for start, stop in chunks]
         self._chunk_bytes = [size * buffers.itemsize for size in self._sizes]
@@ -116,6 +117,22 @@ class Machine:
                 if r != self.root:
                     self.send(*((r, self.root) if to_root else (self.root, r)), chunk_of(r), op)
 
+    def add_switch(self, name: str, kind: str) -> int:
+        """Add a switch that reduces and forwards in the network; return its id (p, p+1, ...).
+
+        A switch is a node of the trace, not a rank: it has no input and no output, transfers
+        go to and from it like to a rank, and its contributions are checked like a rank's. Its
+        cells start empty, and the first contribution a reduce brings lands as it is. It keeps
+        no buffer the views show (an NVSwitch reduces in flight): its cells are left out of the
+        steps' changed cells, and its sends out of `bytes_sent` (docs/design-notes.md).
+        """
+        switch = self.ranks + len(self.switches)
+        self.switches.append({"id": switch, "name": name, "kind": kind})
+        self._rows.append(np.zeros_like(self.buffers[0]))
+        self._held.append({})
+        self._sent.append(0)
+        return switch
+
     def holders(self, rank: int, chunk: int) -> int:
         """Return the bitmask of contributions rank `rank` holds for `chunk`."""
         return self._held[rank].get(chunk, 0)
@@ -127,8 +144,8 @@ class Machine:
 
     @property
     def bytes_sent(self) -> np.ndarray:
-        """Bytes each rank has sent so far."""
-        return np.array(self._sent, dtype=np.int64)
+        """Bytes each rank has sent so far (switches' sends are not a rank's)."""
+        return np.array(self._sent[: self.ranks], dtype=np.int64)
 
     # -- executing a round ---------------------------------------------------------------
 
@@ -138,6 +155,8 @@ class Machine:
         # by the int rank·chunks + chunk: no tuple per transfer for the collector to track.
         new: dict[int, int] = {}
         copied: set[int] = set()  # targets written by a copy
+        fresh: set[int] = set()  # empty switch cells a reduce fills first: that one is written
+        ranks = self.ranks
         for src, dst, chunk, op in transfers:
             incoming = held[src].get(chunk, 0)
             if not incoming:
@@ -155,6 +174,10 @@ class Machine:
                 continue
             else:
                 mask = held[dst].get(chunk, 0)
+                if not mask and dst >= ranks:
+                    new[cell] = incoming
+                    fresh.add(cell)
+                    continue
             if mask & incoming:
                 raise AlgorithmBug(
                     f"rank {dst} chunk {chunk} would count a contribution twice "
@@ -177,8 +200,9 @@ class Machine:
                 data = saved.get(src * width + chunk) if saved else None
                 if data is None:
                     data = rows[src][span]
-                if op == "copy":
+                if op == "copy" or (fresh and dst * width + chunk in fresh):
                     rows[dst][span] = data
+                    fresh.discard(dst * width + chunk)
                 else:
                     target = rows[dst][span]
                     combine(target, data, out=target)
@@ -186,6 +210,8 @@ class Machine:
         for cell, mask in new.items():
             dst, chunk = divmod(cell, width)
             held[dst][chunk] = mask
+        if self.switches:  # a switch's cells are no rank's state
+            new = {cell: mask for cell, mask in new.items() if cell < ranks * width}
         previews = self._previews(list(new))
         step = Step(len(self.steps), phase, transfers, self._sizes, new, width, previews)
         self.steps.append(step)

@@ -161,8 +161,14 @@ def integer(
 
 
 def _ranks(values: Mapping, algo: Algorithm, limits: Limits) -> int:
-    """Return `ranks`, within the limits and a power of two where the algorithm needs one."""
-    ranks = integer(values, "ranks", limits.min_ranks, min(limits.max_ranks, MAX_RANKS))
+    """Return `ranks`, within the limits (the algorithm's own too) and a power of two where the
+    algorithm needs one."""
+    high = min(limits.max_ranks, MAX_RANKS)
+    why = ""
+    if algo.max_ranks is not None and algo.max_ranks < high:
+        high = algo.max_ranks
+        why = f" for {algo.collective}/{algo.name} (it needs {algo.needs_switch})"
+    ranks = integer(values, "ranks", limits.min_ranks, high, why=why)
     if algo.power_of_two and ranks & (ranks - 1):
         raise CollectiveError(
             f"ranks must be a power of two for {algo.collective}/{algo.name}; got {ranks}"
@@ -197,7 +203,11 @@ def _ranks_per_node(values: Mapping, algo: Algorithm, ranks: int) -> int | None:
             f"ranks_per_node is required for {algo.collective}/{algo.name}; "
             f"it must divide ranks ({ranks})"
         )
-    value = integer(values, "ranks_per_node", 1, ranks)
+    high, why = ranks, ""
+    if algo.max_ranks_per_node is not None and algo.max_ranks_per_node < ranks:
+        high = algo.max_ranks_per_node
+        why = f" for {algo.collective}/{algo.name}"
+    value = integer(values, "ranks_per_node", 1, high, why=why)
     problem = node_split_problem(ranks, value)
     if problem:
         raise CollectiveError(problem)

@@ -15,6 +15,7 @@ from .machine import Machine
 ALGORITHM_ORDER = (
     "binomial_tree",
     "ring",
+    "ring_bidirectional",
     "pipelined_ring",
     "recursive_doubling",
     "recursive_halving",
@@ -23,10 +24,15 @@ ALGORITHM_ORDER = (
     "bruck",
     "binary_tree",
     "double_binary_tree",
+    "tree_pipelined",
+    "pat",
+    "2d_torus",
     "hierarchical",
     "scatter_allgather",
     "reduce_broadcast",
     "pipeline",
+    "nvls",
+    "collnet",
     "direct",
 )
 
@@ -48,6 +54,22 @@ class Algorithm:
     ports_note: str = ""
     needs_ranks_per_node: bool = False
     power_of_two: bool = False  # runs only on a power-of-two rank count
+    # In-network algorithms: the switch they need, in words ("" for none), and the most ranks
+    # (and ranks per node) that hardware and NCCL allow them; None for no limit of their own.
+    needs_switch: str = ""
+    max_ranks: int | None = None
+    max_ranks_per_node: int | None = None
+    # Chunks from ranks_per_node, for an algorithm whose chunking follows the node size; it
+    # takes the place of `parts`.
+    node_parts: Callable[[int], int] | None = None
+    # Ranks -> (rows, columns) for algorithms that run on a grid, and the rule in words: the
+    # catalog says it, the cost model calls the same function.
+    grid: Callable[[int], tuple[int, int]] | None = None
+    grid_rule: str = ""
+    # How many times the usual bound of (rank, chunk) cells a run changes this one may change
+    # (app/web/guard/admission.py sizes a run's memory by it): 2 where every rank takes two
+    # chunks a step for as many steps as the ring.
+    cell_updates_factor: float = 1.0
 
 
 REGISTRY: dict[tuple[str, str], Algorithm] = {}
@@ -63,6 +85,13 @@ def algorithm(
     ports_note: str = "",
     needs_ranks_per_node: bool = False,
     power_of_two: bool = False,
+    needs_switch: str = "",
+    max_ranks: int | None = None,
+    max_ranks_per_node: int | None = None,
+    node_parts: Callable[[int], int] | None = None,
+    grid: Callable[[int], tuple[int, int]] | None = None,
+    grid_rule: str = "",
+    cell_updates_factor: float = 1.0,
 ) -> Callable[[Callable[[Machine], None]], Callable[[Machine], None]]:
     """Register the decorated function as `collective`/`name` in the catalog."""
 
@@ -81,6 +110,13 @@ def algorithm(
             ports_note,
             needs_ranks_per_node,
             power_of_two,
+            needs_switch,
+            max_ranks,
+            max_ranks_per_node,
+            node_parts,
+            grid,
+            grid_rule,
+            cell_updates_factor,
         )
         return run
 

@@ -201,10 +201,30 @@ class Trace:
                 state[(u.rank, u.chunk)] = u.holders
         return state
 
+    @property
+    def switches(self) -> list[dict]:
+        """The switches that reduce or forward in the network ({id, name, kind}, ids p, p+1,
+        ...): a transfer's src or dst at or past `ranks` is one of them. Declared by the
+        topology, which every view already reads."""
+        return list(self.topology.get("switches", ()))
+
     def bytes_sent_by_step(self) -> np.ndarray:
-        """Return bytes each rank sends in each step, shape (steps, ranks)."""
+        """Return bytes each rank sends in each step, shape (steps, ranks); a switch's sends
+        are not counted."""
+        return self._bytes_by_step(0)
+
+    def bytes_received_by_step(self) -> np.ndarray:
+        """Return bytes each rank receives in each step, shape (steps, ranks)."""
+        return self._bytes_by_step(1)
+
+    def bytes_received(self) -> np.ndarray:
+        """Return the bytes each rank receives over the whole run."""
+        return self.bytes_received_by_step().sum(axis=0, dtype=np.int64)
+
+    def _bytes_by_step(self, end: int) -> np.ndarray:
         out = np.zeros((len(self.steps), self.ranks), dtype=np.int64)
         for s in self.steps:
             for t in s.transfers:
-                out[s.index, t.src] += t.elements * self.itemsize
+                if t[end] < self.ranks:
+                    out[s.index, t[end]] += t.elements * self.itemsize
         return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.collectives.hypercube import floor_log2, largest_power_of_two
+from app.collectives.torus import torus_grid
 from app.collectives.trees import depths as tree_depths
 from app.collectives.trees import double_binary_tree_parents, heap_parents
 
@@ -152,22 +153,75 @@ def double_binary_tree(p: int, **_: object) -> Terms:
     )
 
 
+def grid_terms(
+    g: int, n: int, names: tuple[str, str, str], links: tuple[str, str], formula: str, source: str
+) -> Terms:
+    """Return the terms of ring reduce-scatter in groups of g, n-rank ring allreduces of M/g
+    across the groups, ring allgather in groups (hierarchical, 2d_torus)."""
+    fg, fn = (g - 1) / g, (n - 1) / n
+    inside, across = links
+    phases = (
+        Phase(names[0], inside, g - 1, fg, fg),
+        Phase(names[1], across, 2 * (n - 1), 2 * fn / g, fn / g),
+        Phase(names[2], inside, g - 1, fg, 0.0),
+    )
+    return Terms(phases, uniform(g * n, 2 * fg + 2 * fn / g), formula, source)
+
+
 @register("allreduce", "hierarchical", needs_ranks_per_node=True)
 def hierarchical(p: int, *, ranks_per_node: int, **_: object) -> Terms:
     """Intra-node reduce-scatter, g inter-node ring allreduces on M/g, intra-node allgather."""
     g, n = ranks_per_node, p // ranks_per_node
-    fg, fn = (g - 1) / g, (n - 1) / n
-    phases = (
-        Phase("intra-node reduce-scatter", INTRA, g - 1, fg, fg),
-        Phase("inter-node allreduce of M/g", INTER, 2 * (n - 1), 2 * fn / g, fn / g),
-        Phase("intra-node allgather", INTRA, g - 1, fg, 0.0),
-    )
-    return Terms(
-        phases,
-        uniform(p, 2 * fg + 2 * fn / g),
+    names = ("intra-node reduce-scatter", "inter-node allreduce of M/g", "intra-node allgather")
+    return grid_terms(
+        g,
+        n,
+        names,
+        (INTRA, INTER),
         "2(g−1)·α_l + 2·(g−1)/g·M·β_l + (g−1)/g·M·γ"
         " + 2(N−1)·α_n + 2·(N−1)/N·(M/g)·β_n + (N−1)/N·(M/g)·γ",
         "REFERENCE § 2 hierarchical (b)",
+    )
+
+
+@register("allreduce", "2d_torus")
+def torus_2d(p: int, **_: object) -> Terms:
+    """Row reduce-scatter, column allreduces of M/C, row allgather on the engine's R x C grid."""
+    rows, columns = torus_grid(p)
+    names = ("row reduce-scatter", "column allreduce of M/C", "row allgather")
+    return grid_terms(
+        columns,
+        rows,
+        names,
+        (INTER, INTER),
+        "2(C−1)·α + 2·(C−1)/C·M·β + 2(R−1)·α + 2·(R−1)/R·(M/C)·β + ((C−1)/C + (R−1)/(RC))·M·γ"
+        " = 2(R+C−2)·α + 2·(p−1)/p·M·β + (p−1)/p·M·γ, R×C the grid (prime p: 1×p, the ring)",
+        "Mikami et al. 2018 (arXiv:1811.05233) § 3.2; REFERENCE § 2 ring terms per dimension",
+    )
+
+
+@register("allreduce", "ring_bidirectional", busiest_port=True)
+def ring_bidirectional(p: int, **_: object) -> Terms:
+    """Two ring allreduces on M/2 each, one per direction, in the same steps, through one port.
+
+    `bandwidth_gbs` is what a rank can send (and receive) per direction in all (REFERENCE § 3:
+    an NVLink GPU's rate is its total, shared among its peers), so a step that sends M/2p to
+    each neighbour lasts as long as the ring's one M/p: the same time as the ring. It gains
+    where each neighbour has a link of its own (a torus, point-to-point NVLink), which the
+    physical topology's clock shows and this flat model cannot.
+    """
+    f = (p - 1) / p
+    phases = (
+        Phase("reduce-scatter (both directions)", INTER, p - 1, f, f),
+        Phase("allgather (both directions)", INTER, p - 1, f, 0.0),
+    )
+    return Terms(
+        phases,
+        uniform(p, 2 * f),
+        "2(p−1)·α + 2·(p−1)/p·M·β + (p−1)/p·M·γ: one port per rank carries both directions' "
+        "M/2p, so the ring's time; with a link to each neighbour the β term would halve",
+        "REFERENCE § 2 ring allreduce [PY], each direction carrying M/2; REFERENCE § 3 (a "
+        "GPU's link rate is its total)",
     )
 
 

@@ -8,6 +8,7 @@ doubling/halving use MPICH's fold-in/fold-out (`app.collectives.hypercube.Fold`)
 from __future__ import annotations
 
 from app.collectives.hypercube import floor_log2, largest_power_of_two
+from app.collectives.pat_schedule import step_count as pat_step_count
 from app.collectives.trees import ceil_log2
 
 from .terms import INTER, Phase, Terms, all_port_step, one_phase, register, uniform
@@ -83,6 +84,24 @@ def allgather_bruck(p: int, **_: object) -> Terms:
     return one_phase("Bruck", ceil_log2(p), f, 0.0, uniform(p, f), "⌈lg p⌉·α + (p−1)/p·M·β", TRG)
 
 
+PAT = "NCCL 2.30.7 src/include/collectives.h (PatAGAlgorithm, PatRSAlgorithm), small messages"
+PAT_STEPS = "s = ⌈lg p⌉, + 1 when p = 2^k + 1 (k ≥ 2)"
+
+
+def _pat(p: int, gamma: float, formula: str) -> Terms:
+    """One aggregated message a step on p shifted trees: (p−1)/p·M per rank in all."""
+    f = (p - 1) / p
+    return one_phase(
+        "aggregated trees", pat_step_count(p), f, gamma * f, uniform(p, f), formula, PAT
+    )
+
+
+@register("allgather", "pat")
+def allgather_pat(p: int, **_: object) -> Terms:
+    """NCCL's PAT: p shifted binomial trees, longest hop first."""
+    return _pat(p, 0.0, f"s·α + (p−1)/p·M·β, {PAT_STEPS}")
+
+
 @register("allgather", "direct")
 def direct_exchange(p: int, **_: object) -> Terms:
     """Every rank sends each of its p−1 outgoing blocks at once (allgather, all-to-all)."""
@@ -125,6 +144,12 @@ def reduce_scatter_recursive_halving(p: int, **_: object) -> Terms:
         "(lg p′+2)·α + (1 + (core blocks) + 1/p)·M·β + (1 + core blocks)·M·γ, p′ = 2^⌊lg p⌋",
         TRG + ", fold-in/out as MPICH reduce_scatter_intra_recursive_halving.c",
     )
+
+
+@register("reduce_scatter", "pat")
+def reduce_scatter_pat(p: int, **_: object) -> Terms:
+    """NCCL's PAT: partial sums flow down the mirrored trees, shortest hop first."""
+    return _pat(p, 1.0, f"s·α + (p−1)/p·M·(β+γ), {PAT_STEPS}")
 
 
 @register("reduce_scatter", "direct")

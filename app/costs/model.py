@@ -11,10 +11,17 @@ from dataclasses import dataclass, field
 
 from app.collectives import COLLECTIVES as ENGINE_COLLECTIVES
 from app.collectives import node_split_problem
-from app.collectives.registry import catalog_order
+from app.collectives.registry import REGISTRY, catalog_order
 
 # Importing the term modules registers every algorithm (as the engine's modules do).
-from . import allreduce_terms, block_terms, rooted_terms, units  # noqa: F401
+from . import (  # noqa: F401
+    allreduce_terms,
+    block_terms,
+    innetwork_terms,
+    rooted_terms,
+    tree_pipelined_terms,
+    units,
+)
 from .cache import TermsCache
 from .checks import choice, integer, number
 from .errors import CostError
@@ -123,7 +130,8 @@ def terms_for(
     """Validate the shape arguments and return the algorithm's per-byte terms."""
     collective = choice("collective", collective, COLLECTIVES)
     algorithm = choice(f"algorithm for {collective}", algorithm, algorithms(collective))
-    ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
+    engine = REGISTRY[(collective, algorithm)]  # the catalog's limits are the model's too
+    ranks = integer("ranks", ranks, low=1, high=min(MAX_RANKS, engine.max_ranks or MAX_RANKS))
     spec = ALGORITHMS[(collective, algorithm)]
     if spec.needs_ranks_per_node:
         if ranks_per_node is None:
@@ -131,7 +139,8 @@ def terms_for(
                 f"ranks_per_node is required for {collective}/{algorithm}: "
                 f"an integer in 1..{ranks} that divides ranks"
             )
-        ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
+        most = min(ranks, engine.max_ranks_per_node or ranks)
+        ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=most)
         problem = node_split_problem(ranks, ranks_per_node)
         if problem:
             raise CostError(problem)
@@ -335,7 +344,7 @@ def _inputs_used(
             intra_bandwidth_gbs=links.bandwidth_gbs[INTRA],
         )
     if spec.segments:
-        inputs["segments"] = int(segments) if segments is not None else ranks
+        inputs["segments"] = int(segments) if segments is not None else spec.default_segments(ranks)
     if collective in ROOTED:
         inputs["root"] = root
     return inputs

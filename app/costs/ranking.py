@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from app.collectives import node_split_problem
+from app.collectives.registry import REGISTRY
 
 from .checks import integer
 from .errors import CostError
@@ -33,11 +34,23 @@ class Segment:
 
 def unavailable_reason(collective: str, algorithm: str, ranks: int, ranks_per_node) -> str:
     """Return why `algorithm` cannot run with these shapes, or '' when it can."""
+    engine = REGISTRY[(collective, algorithm)]  # the catalog's limits for in-network ones
+    if engine.needs_switch:
+        ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
+        if engine.max_ranks is not None and ranks > engine.max_ranks:
+            return f"needs {engine.needs_switch}: at most {engine.max_ranks} ranks"
+        if not engine.needs_ranks_per_node:  # NVLS: one node, priced on its NVLink (intra)
+            if ranks_per_node is None:
+                return "runs inside one NVSwitch node: give ranks_per_node = ranks"
+            if integer("ranks_per_node", ranks_per_node, low=1, high=ranks) < ranks:
+                return f"needs {engine.needs_switch}: all ranks on one node"
     if ALGORITHMS[(collective, algorithm)].needs_ranks_per_node:
         if ranks_per_node is None:
             return "needs ranks_per_node (GPUs per node)"
         ranks = integer("ranks", ranks, low=1, high=MAX_RANKS)
         ranks_per_node = integer("ranks_per_node", ranks_per_node, low=1, high=ranks)
+        if engine.max_ranks_per_node is not None and ranks_per_node > engine.max_ranks_per_node:
+            return f"at most {engine.max_ranks_per_node} ranks per node (NCCL's limit for it)"
         return node_split_problem(ranks, ranks_per_node)
     return ""
 
@@ -61,11 +74,27 @@ def rank_algorithms(
         if reason:
             unavailable.append({"algorithm": name, "reason": reason})
             continue
-        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        extra = _link_for(collective, name, link)
         costs.append(cost(collective, name, ranks=ranks, message_bytes=message_bytes, **extra))
     order = {name: i for i, name in enumerate(algorithms(collective))}
     costs.sort(key=lambda c: (c.time_s, order[c.algorithm]))
     return costs, unavailable
+
+
+def _link_for(collective: str, name: str, link: dict) -> dict:
+    """The link inputs `name` is priced with: all of them for a hierarchical algorithm, the
+    node's own link for NVLS (its ranks all sit on one NVSwitch), else the main link."""
+    if ALGORITHMS[(collective, name)].needs_ranks_per_node:
+        return link
+    flat = _flat(link)
+    if REGISTRY[(collective, name)].needs_switch:
+        for main, intra in (
+            ("latency_us", "intra_latency_us"),
+            ("bandwidth_gbs", "intra_bandwidth_gbs"),
+        ):
+            if link.get(intra) is not None:
+                flat[main] = link[intra]
+    return flat
 
 
 def _flat(link: dict) -> dict:
@@ -82,7 +111,7 @@ def lines(
     for name in algorithms(collective):
         if name in skip or unavailable_reason(collective, name, ranks, link.get("ranks_per_node")):
             continue
-        extra = link if ALGORITHMS[(collective, name)].needs_ranks_per_node else _flat(link)
+        extra = _link_for(collective, name, link)
         out[name] = cost_line(collective, name, ranks=ranks, **extra)
     return out
 

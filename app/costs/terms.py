@@ -59,6 +59,10 @@ class Algorithm:
     terms: Callable[..., Terms]
     needs_ranks_per_node: bool = False
     segments: str = ""  # what `segments` means for this algorithm; "" if it takes none
+    default_segments: Callable[[int], int] = lambda ranks: ranks  # when `segments` is None
+    # A step lasts its busiest port (all one rank sends or receives in it), not its largest
+    # message: for algorithms that talk to several peers at once through one port, as `direct`.
+    busiest_port: bool = False
 
 
 ALGORITHMS: dict[tuple[str, str], Algorithm] = {}
@@ -67,7 +71,13 @@ COLLECTIVES = tuple(ENGINE_COLLECTIVES)  # the engine's, in the catalog's order
 
 
 def register(
-    collective: str, name: str, *, needs_ranks_per_node: bool = False, segments: str = ""
+    collective: str,
+    name: str,
+    *,
+    needs_ranks_per_node: bool = False,
+    segments: str = "",
+    default_segments: Callable[[int], int] = lambda ranks: ranks,
+    busiest_port: bool = False,
 ) -> Callable[[Callable[..., Terms]], Callable[..., Terms]]:
     """Register the decorated function as the cost terms of `collective`/`name`."""
 
@@ -75,7 +85,15 @@ def register(
         key = (collective, name)
         if key in ALGORITHMS:
             raise RuntimeError(f"{collective}/{name} registered twice")
-        ALGORITHMS[key] = Algorithm(collective, name, function, needs_ranks_per_node, segments)
+        ALGORITHMS[key] = Algorithm(
+            collective,
+            name,
+            function,
+            needs_ranks_per_node,
+            segments,
+            default_segments,
+            busiest_port,
+        )
         return function
 
     return wrap

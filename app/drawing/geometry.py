@@ -2,7 +2,8 @@
 
 `geometry(topology, ranks)` → {kind, note, nodes, edges, fold_edges, boxes, labels, unit}:
 note: the kind in words (the view's subtitle);
-nodes {rank, x, y} (and `tree` for one of two trees); edges and fold_edges: index pairs into
+nodes {rank, x, y} (and `tree` for one of two trees; `switch`, its name, for a switch, whose
+`rank` is its id, p or more); edges and fold_edges: index pairs into
 nodes; boxes: the nodes of a hierarchical layout {x0, x1, y0, y1, label}; labels: the titles of
 two trees {text, left, root: {x, y}}; unit: the distance between neighbours. y grows upwards.
 
@@ -31,7 +32,9 @@ NOTES = {
     "hypercube": "hypercube (pairs differ in one bit)",
     "circulant": "circulant: distances 1, 2, 4, …",
     "hierarchical": "nodes with GPUs inside",
+    "torus": "2D torus: a ring along each row and down each column",
     "complete": "every rank to every rank",
+    "switch": "every rank to the switch, which adds",
 }
 # A hypercube's first three dimensions: right, down, and a diagonal for depth.
 CUBE = ((1.0, 0.0), (0.0, -1.0), (0.5, 0.42))
@@ -222,6 +225,51 @@ def _hierarchical(geo: dict, topo: dict, p: int) -> None:
                 )
 
 
+def _switch(geo: dict, topo: dict, p: int) -> None:
+    """Ranks around the switch that adds (NVLS), or nodes with a chain inside each and their
+    heads under the switch (CollNet). A switch is a node {rank: its id, switch: its name}."""
+    switches = topo.get("switches") or []
+    if topo.get("ranks_per_node"):
+        g = topo["ranks_per_node"]
+        _hierarchical(geo, topo, p)
+        geo["edges"] = [[r, r + 1] for r in range(p - 1) if (r + 1) % g]  # the chains
+        top = max(b["y1"] for b in geo["boxes"])
+        left = min(b["x0"] for b in geo["boxes"])
+        right = max(b["x1"] for b in geo["boxes"])
+        spot = ((left + right) / 2, top + 1.6)
+        heads = range(0, p, g)
+    else:
+        geo["nodes"] = _circle(list(range(p)), 1)
+        geo["unit"] = 2 * math.sin(math.pi / p) if p > 1 else 1
+        spot, heads = (0.0, 0.0), range(p)
+    for switch in switches:
+        geo["nodes"].append(
+            {"rank": switch["id"], "x": spot[0], "y": spot[1], "switch": switch["name"]}
+        )
+        hub = len(geo["nodes"]) - 1
+        geo["edges"] += [[r, hub] for r in heads]
+
+
+def torus_links(rows: int, columns: int) -> set[tuple[int, int]]:
+    """Return the rank pairs (low, high) of a rows x columns torus: each row and column a ring."""
+    pairs = set()
+    for r in range(rows * columns):
+        row, col = divmod(r, columns)
+        for q in (row * columns + (col + 1) % columns, (row + 1) % rows * columns + col):
+            if q != r:
+                pairs.add((min(r, q), max(r, q)))
+    return pairs
+
+
+def _torus(geo: dict, topo: dict, p: int) -> None:
+    """The grid: rank r at row r // columns, column r % columns; wrap-around links included."""
+    columns = topo["columns"]
+    for r in range(p):
+        row, col = divmod(r, columns)
+        geo["nodes"].append({"rank": r, "x": col, "y": -row})
+    geo["edges"] = [list(pair) for pair in sorted(torus_links(topo["rows"], columns))]
+
+
 def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> dict:
     """Return where the ranks of a run on `topology` sit (see the module docstring)."""
     topo = topology or {"kind": "complete"}
@@ -241,6 +289,10 @@ def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> 
         _hypercube(geo, topo, p)
     elif kind == "hierarchical":
         _hierarchical(geo, topo, p)
+    elif kind == "switch":
+        _switch(geo, topo, p)
+    elif kind == "torus":
+        _torus(geo, topo, p)
     return _rounded(geo)
 
 

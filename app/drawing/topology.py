@@ -78,9 +78,9 @@ def _side_labels(geo: dict, p: int, ppu: float, node_px: float) -> list[dict]:
     off = (node_px / 2 + 8) / ppu
     out = []
     for n in geo["nodes"]:
-        if n["rank"] % every:
+        if n["rank"] % every or n.get("switch"):  # a switch carries its name
             continue
-        if is_round(geo["kind"]):
+        if is_round(geo["kind"]) or (geo["kind"] == "switch" and not geo["boxes"]):
             length = math.hypot(n["x"], n["y"]) or 1
             x, y = n["x"] + n["x"] / length * off * 1.2, n["y"] + n["y"] / length * off * 1.2
         else:
@@ -99,12 +99,30 @@ def _segment(a: dict, b: dict) -> dict:
 
 def _hover(node: dict, topo: dict) -> str:
     """A disc's hover text: its rank, and its node or tree when the picture has them."""
+    if node.get("switch"):
+        return f"{node['switch']}: adds what the ranks send it and sends the sum back"
     text = f"rank {node['rank']}"
-    if topo.get("kind") == "hierarchical":
+    if topo.get("ranks_per_node") and topo.get("kind") in ("hierarchical", "switch"):
         text += f" · node {node['rank'] // topo['ranks_per_node']}"
     if node.get("tree") is not None:
         text += f" · tree {node['tree'] + 1}"
     return text
+
+
+def _switch_box(node: dict, size: float, topo: dict) -> dict:
+    """A switch as a rounded box a little wider than a rank's disc, with its name under it."""
+    w, h = size * 2.2, size * 1.1
+    return {
+        "id": node["rank"],
+        "x": _n(node["x"] - w / 2),
+        "y": _n(-node["y"] - h / 2),
+        "w": _n(w),
+        "h": _n(h),
+        "cx": _n(node["x"]),
+        "label_y": _n(-node["y"] + h / 2 + size * 0.45),
+        "name": node["switch"],
+        "title": _hover(node, topo),
+    }
 
 
 def topology(trace: Trace) -> dict:
@@ -132,6 +150,10 @@ def topology(trace: Trace) -> dict:
                 "title": _hover(n, trace.topology),
             }
             for n in nodes
+            if not n.get("switch")
+        ],
+        "switches": [
+            _switch_box(n, node_px / ppu, trace.topology) for n in nodes if n.get("switch")
         ],
         "edges": [_segment(nodes[a], nodes[b]) for a, b in geo["edges"]],
         "folds": [_segment(nodes[a], nodes[b]) for a, b in geo["fold_edges"]],

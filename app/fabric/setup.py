@@ -89,6 +89,13 @@ def prepare(
     profiles, model_inputs = {}, {}
     for name in names:
         per_node = None
+        if REGISTRY[(collective, name)].needs_switch:
+            # Its transfers go into a switch that adds (a node after the ranks, docs/engine.md);
+            # the clock routes rank-to-rank transfers onto links and has no adding switch.
+            raise FabricError(
+                f"algorithms: {name} needs {REGISTRY[(collective, name)].needs_switch}; the "
+                "race clock routes rank-to-rank transfers and has no switch that adds"
+            )
         if REGISTRY[(collective, name)].needs_ranks_per_node:
             per_node = topo.gpus_per_node
             problem = node_split_problem(ranks, per_node, f"{topo.name}'s gpus_per_node")

@@ -187,6 +187,8 @@ def _vector(value: np.ndarray | None, dtype: str) -> list | None:
 def cost(trace: Trace) -> dict | None:
     """Estimate the run on the default link with the cost model (None if it cannot)."""
     intra = DEFAULT_INTRA_LINK if trace.ranks_per_node is not None else None
+    # NVLS runs inside one NVSwitch domain: its one link is a GPU's NVLink into the switch.
+    main = DEFAULT_INTRA_LINK if trace.switches and intra is None else DEFAULT_LINK
     key = (trace.collective, trace.algorithm)
     try:
         estimate = costs.cost(
@@ -194,8 +196,8 @@ def cost(trace: Trace) -> dict | None:
             trace.algorithm,
             ranks=trace.ranks,
             message_bytes=trace.message_bytes,
-            latency_us=DEFAULT_LINK.latency_us,
-            bandwidth_gbs=DEFAULT_LINK.bandwidth_gbs,
+            latency_us=main.latency_us,
+            bandwidth_gbs=main.bandwidth_gbs,
             ranks_per_node=trace.ranks_per_node,
             root=trace.root if COLLECTIVES[trace.collective].uses_root else 0,
             intra_latency_us=intra.latency_us if intra else None,
@@ -207,5 +209,5 @@ def cost(trace: Trace) -> dict | None:
         log.exception("no cost estimate for %s/%s", trace.collective, trace.algorithm)
         return None
     out = estimate.as_dict()
-    out["link"] = DEFAULT_LINK.label + (f"; inside a node {intra.label}" if intra else "")
+    out["link"] = main.label + (f"; inside a node {intra.label}" if intra else "")
     return out

@@ -3,14 +3,19 @@
 // with the cells this step changed and the cells where the result must end outlined. A click on a
 // cell picks it for the inspector.
 //
-// It is the embed's first picture made live: the same CSS grid, class names and data-r / data-c /
-// data-z cells as templates/lab/_step0.html's `buffer_grid` (one element per cell here, where the
-// server merges equal neighbours; colours by data-z from one <style> rather than on each cell),
-// built once per run and then touched only where a step changed a cell. What the grid looks like (each count's colour and ink, labels, gaps, whether counts are
-// written, the colour bar) is the server's: `sim_start.layout.grid` (app/drawing/grid.py).
+// It is the embed's first picture made live: the same CSS grid, class names, labels and colour
+// bar as templates/lab/_step0.html's `buffer_grid`, with the cells drawn on one <canvas> laid
+// over the grid's cell tracks: a step repaints one element instead of restyling, hit-testing and
+// re-recording up to 4,096 (at 64 ranks that was most of a step's main-thread time, bench/frame.py
+// and bench/RESULTS.md). What the grid looks like (each count's colour and ink, labels, gaps,
+// whether counts are written, the colour bar) is the server's: `sim_start.layout.grid`
+// (app/drawing/grid.py); the outlines are the server grid's dotted goal outline (.s0-goal) and,
+// for the live grid only, the changed and picked cells', in the theme's --muted, --accent, --fg. The canvas carries what it shows in data attributes (rows,
+// cols; the changed, picked and goal cells as "r,c" lists) for tests and tools; a screen reader
+// reads the grid's label and the table beside it ("The buffers as a table").
 //
-// The grid is drawn only while it is on screen (on a phone it sits below the topology); the
-// cells that changed meanwhile are painted when it is scrolled to.
+// The grid is drawn only while it is on screen (on a phone it sits below the topology); it is
+// drawn at the step shown when it is scrolled to.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -35,27 +40,32 @@
     return `${text} (${holders.length} of ${p})`;
   }
 
+  // Outlines drawn inside a cell, as lab.css draws them on the server's cells: [width, CSS
+  // custom property, dash]; a picked cell's wins over a changed one's, which wins over a goal's.
+  const OUTLINES = { goal: [1.5, "--muted", true], changed: [2.5, "--accent", false], picked: [3, "--fg", false] };
+  const cellsText = (set, cols) => [...set].sort((a, b) => a - b).map((i) => `${Math.floor(i / cols)},${i % cols}`).join(" ");
+
   class BufferView {
     constructor(el, onSelect) {
       this.el = el;
       this.onSelect = onSelect;
       this.selected = null;
       this.grid = null; // the live grid element, built on the first draw of a run
-      this.cells = []; // its cells, row by row: cell (r, c) is cells[r * cols + c]
-      this.pending = new Set(); // cells whose count changed since they were last painted
+      this.canvas = null; // its cells
       this.outlined = new Set(); // cells drawn with the "changed this step" outline
+      this.pending = new Set(); // cells whose count changed since they were last painted
       this.picked = -1; // the cell drawn as picked
+      this.hover = -1; // the cell under the pointer, whose text the canvas's title holds
       this.stale = false;
+      this.resized = new ResizeObserver(() => { this.box = null; if (this.canvas && !this.stale) this._draw(null); });
       this.seen = new V.Sighting(el, () => { if (this.stale && this.run) this.render(); });
       el.addEventListener("click", (e) => {
-        const cell = this._at(e);
-        if (cell) this.onSelect(Number(cell.dataset.r), Number(cell.dataset.c));
+        const i = this._at(e);
+        if (i >= 0) this.onSelect(Math.floor(i / this.cols), i % this.cols);
       });
-      // A cell's hover text is written when the pointer first reaches it (and kept up to date
-      // from then on, _paint): 4,096 titles in the built string were a third of its bytes.
-      el.addEventListener("mouseover", (e) => {
-        const cell = this._at(e);
-        if (cell) cell.title = this.text[cell.dataset.r][cell.dataset.c];
+      el.addEventListener("mousemove", (e) => {
+        const i = this._at(e);
+        if (i !== this.hover) { this.hover = i; this._title(); }
       });
     }
 
@@ -74,19 +84,28 @@
       this.cursor = run.cursor; // the step z and text show (the run's cursor may be ahead of them)
       this.goal = run.start.layout.goal || []; // where the result must end (app/drawing/grid.py)
       this.selected = null;
-      if (this.grid) this.grid.remove();
-      this.grid = null;
-      this.cells = [];
+      if (this.grid) { this.resized.unobserve(this.canvas); this.grid.remove(); }
+      this.grid = this.canvas = null;
       this.pending.clear();
+      this.hover = -1; // a cell of the last run's grid
       delete this.el.dataset.drawnStep;
       // Built now when on screen: the embed's server-drawn grid has just been removed
       // (Views.reset), and the topology draws before this view does.
       if (this.seen.visible) this._build();
     }
 
+    // The cell under a pointer event, as its index r * cols + c; -1 when none.
     _at(e) {
-      const cell = e.target.closest("i[data-r]");
-      return cell && this.grid && this.grid.contains(cell) ? cell : null;
+      const cv = this.canvas;
+      if (!cv || e.target !== cv) return -1;
+      const { cw, ch, gap } = this._size();
+      const c = Math.floor(e.offsetX / (cw + gap)), r = Math.floor(e.offsetY / (ch + gap));
+      return r >= 0 && r < this.run.p && c >= 0 && c < this.cols ? r * this.cols + c : -1;
+    }
+
+    _title() {
+      const i = this.hover;
+      if (this.canvas) this.canvas.title = i >= 0 ? this.text[Math.floor(i / this.cols)][i % this.cols] : "";
     }
 
     _label(c) { return this.a2a ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`; }
@@ -125,15 +144,21 @@
       this.stale = !this.seen.visible;
       if (this.stale) return;
       if (!this.grid) this._build();
-      else for (const i of this.pending) this._paint(i);
-      this.pending.clear();
+      // Repainted: the cells whose count changed since the last paint, and whose outline changes.
+      const dirty = new Set([...this.pending, ...this.outlined, this.picked]);
       this._outline();
+      for (const i of [...this.outlined, this.picked]) dirty.add(i);
+      dirty.delete(-1);
+      this._draw(this.box ? dirty : null);
+      this.pending.clear();
+      this._title();
       this.el.dataset.drawnStep = String(this.cursor + 1);
     }
 
-    // The whole grid in one string: the step-0 macro's structure, one <i> per cell.
+    // The grid's frame in one string (the step-0 macro's structure: labels, colour bar) with one
+    // canvas over its cell tracks.
     _build() {
-      const g = this.g, p = this.run.p, cols = this.cols, goal = new Set(this.goal.map(([r, c]) => r * cols + c));
+      const g = this.g, p = this.run.p, cols = this.cols;
       const bar = g.scale ? " var(--s0-bar-w)" : "";
       const parts = [`<div class="step0 step0-grid${g.gaps ? " s0-gaps" : ""}${g.scale ? " s0-scaled" : ""}"`
         + ` data-role="buffer-grid" role="img" aria-label="${esc(`Buffers, ${g.what}, shaded by contributions held`)}"`
@@ -146,39 +171,71 @@
         parts.push(`<span class="s0-bar" style="grid-row: 2 / span ${p}; grid-column: ${cols + 2}; background: linear-gradient(0deg, ${stops})">${ticks}</span>`
           + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(g.scale_title)}</span>`);
       }
-      for (let r = 0; r < p; r++) {
-        parts.push(`<span class="s0-row">${esc(g.row_labels[r])}</span>`);
-        for (let c = 0; c < cols; c++) {
-          const z = this.z[r][c];
-          const cls = [z === null ? "" : "s0-cell", goal.has(r * cols + c) ? "s0-goal" : ""].join(" ").trim();
-          parts.push(`<i data-r="${r}" data-c="${c}"${z === null ? "" : ` data-z="${z}"`}${cls ? ` class="${cls}"` : ""}>`
-            + `${z !== null && g.numbers ? z : ""}</i>`);
-        }
-      }
-      // Each count's paint is one rule on data-z (the server's colours and ink): a cell carries
-      // only its count, and a step that changes it sets one attribute.
-      const rules = g.paints.map(([bg, ink], z) => `[data-role="buffer-grid"] i[data-z="${z}"] { background: ${bg}; color: ${ink}; }`);
-      parts.push(`<style>${rules.join("\n")}</style></div>`);
+      for (let r = 0; r < p; r++) parts.push(`<span class="s0-row" style="grid-area: ${r + 2} / 1">${esc(g.row_labels[r])}</span>`);
+      this.goalCells = new Set(this.goal.map(([r, c]) => r * cols + c));
+      parts.push(`<canvas data-role="buffer-cells" data-rows="${p}" data-cols="${cols}" data-goal="${cellsText(this.goalCells, cols)}"`
+        + ` style="grid-area: 2 / 2 / span ${p} / span ${cols}"></canvas></div>`);
       this.el.insertAdjacentHTML("beforeend", parts.join(""));
       this.grid = this.el.lastElementChild;
-      this.cells = Array.from(this.grid.getElementsByTagName("i"));
+      this.canvas = this.grid.lastElementChild;
+      const css = getComputedStyle(this.grid);
+      this.ink = Object.fromEntries(Object.entries(OUTLINES).map(([k, [, prop]]) => [k, css.getPropertyValue(prop).trim()]));
+      this.font = css.fontFamily;
+      this.gap = parseFloat(css.columnGap) || 0;
       this.outlined.clear();
       this.picked = -1;
+      this.box = null;
+      this.resized.observe(this.canvas);
     }
 
-    // One cell's count (and so its colour and ink), and its hover text once it has one, after a
-    // step changed it.
-    _paint(i) {
-      const el = this.cells[i], r = Math.floor(i / this.cols), c = i % this.cols;
-      const z = this.z[r][c];
-      if (z === null) delete el.dataset.z; else el.dataset.z = String(z);
-      el.classList.toggle("s0-cell", z !== null);
-      if (this.g.numbers) el.textContent = z === null ? "" : String(z);
-      if (el.title) el.title = this.text[r][c];
+    // The canvas's size in CSS pixels and its cells' (read once per build and size).
+    _size() {
+      if (!this.box) {
+        const b = this.canvas.getBoundingClientRect(), p = this.run.p, gap = this.gap;
+        this.box = { w: b.width, h: b.height, gap, cw: (b.width - (this.cols - 1) * gap) / this.cols, ch: (b.height - (p - 1) * gap) / p };
+      }
+      return this.box;
+    }
+
+    // The cells `dirty` (indices r * cols + c), or every cell when the canvas is new, resized or
+    // `dirty` is null: each in its count's colour (and the count, in the count's ink, where the
+    // server writes counts) with its outline. Edges fall on device pixels, so neighbours never blend.
+    _draw(dirty) {
+      const cv = this.canvas, { w, h, cw, ch, gap } = this._size(), k = global.devicePixelRatio || 1;
+      const W = Math.round(w * k), H = Math.round(h * k);
+      const ctx = cv.getContext("2d"), cols = this.cols, g = this.g;
+      let cells = dirty;
+      if (cv.width !== W || cv.height !== H || !dirty) {
+        cv.width = W; cv.height = H; // clears it
+        cells = V.range(this.run.p * cols);
+      }
+      if (g.numbers) {
+        ctx.font = `${Math.max(7, Math.min(12, cw * 0.5)) * k}px ${this.font}`;
+        ctx.textAlign = "center";
+        ctx.textBaseline = "middle";
+      }
+      for (const i of cells) {
+        const r = Math.floor(i / cols), c = i % cols, z = this.z[r][c];
+        const x0 = Math.round(c * (cw + gap) * k), y0 = Math.round(r * (ch + gap) * k);
+        const bw = Math.round((c * (cw + gap) + cw) * k) - x0, bh = Math.round((r * (ch + gap) + ch) * k) - y0;
+        ctx.clearRect(x0, y0, bw, bh);
+        if (z !== null) {
+          ctx.fillStyle = g.paints[z][0];
+          ctx.fillRect(x0, y0, bw, bh);
+          if (g.numbers) { ctx.fillStyle = g.paints[z][1]; ctx.fillText(String(z), x0 + bw / 2, y0 + bh / 2); }
+        }
+        const kind = i === this.picked ? "picked" : this.outlined.has(i) ? "changed" : this.goalCells.has(i) ? "goal" : null;
+        if (!kind) continue;
+        const [width, , dashed] = OUTLINES[kind], lw = width * k;
+        ctx.strokeStyle = this.ink[kind];
+        ctx.lineWidth = lw;
+        ctx.setLineDash(dashed ? [lw, lw] : []);
+        ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, bw - lw, bh - lw);
+      }
     }
 
     // The cells this step changed (accent) and the picked cell (solid ink); the goal cells keep
-    // the dotted outline the grid was built with. Only the cells whose outline differs are touched.
+    // their dotted outline. Noted on the canvas as "r,c" lists.
     _outline() {
       const run = this.run, p = run.p, cols = this.cols;
       const updates = run.cursor >= 0 ? run.steps[run.cursor].state : [];
@@ -190,14 +247,10 @@
           if (now.size >= MAX_CHANGED_OUTLINES) break;
         }
       }
-      for (const i of this.outlined) if (!now.has(i)) this.cells[i].classList.remove("s0-changed");
-      for (const i of now) if (!this.outlined.has(i)) this.cells[i].classList.add("s0-changed");
       this.outlined = now;
-      const picked = this.selected ? this.selected[0] * cols + this.selected[1] : -1;
-      if (picked === this.picked) return;
-      if (this.picked >= 0) this.cells[this.picked].classList.remove("s0-picked");
-      if (picked >= 0) this.cells[picked].classList.add("s0-picked");
-      this.picked = picked;
+      this.picked = this.selected ? this.selected[0] * cols + this.selected[1] : -1;
+      this.canvas.dataset.changed = cellsText(now, cols);
+      this.canvas.dataset.picked = this.picked >= 0 ? cellsText([this.picked], cols) : "";
     }
   }
 

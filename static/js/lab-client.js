@@ -72,6 +72,10 @@
       this.wire = wire;
       this.id = start.run_id;
       this.p = start.ranks;
+      // Switches that add in the network are nodes after the ranks (ids p, p+1, …): links are
+      // counted over all of them, bytes sent over the ranks only (docs/design-notes.md).
+      this.switches = (start.layout.topology && start.layout.topology.switches) || [];
+      this.nodes = this.p + this.switches.length;
       this.chunks = start.layout.chunks;
       this.C = this.chunks.length;
       this.total = start.total_steps;
@@ -88,7 +92,7 @@
         this.cells.set(this.key(c.rank, c.chunk), cell);
       }
       this.undo = [];
-      this.linkBytes = new Float64Array(this.p * this.p); // cumulative through the cursor
+      this.linkBytes = new Float64Array(this.nodes * this.nodes); // cumulative through the cursor
       this.rankBytes = new Float64Array(this.p);
     }
 
@@ -124,11 +128,11 @@
     }
 
     _traffic(step, sign) {
-      const p = this.p;
+      const n = this.nodes;
       for (const t of step.transfers) {
         const bytes = sign * t.elements * this.itemsize;
-        this.linkBytes[t.src * p + t.dst] += bytes;
-        this.rankBytes[t.src] += bytes;
+        this.linkBytes[t.src * n + t.dst] += bytes;
+        if (t.src < this.p) this.rankBytes[t.src] += bytes;
       }
     }
 
@@ -156,12 +160,15 @@
       this._traffic(this.steps[i], -1);
     }
 
-    // Bytes on each link in step i alone, as a sparse map src*p+dst → {bytes, chunks}.
+    // A node's short name: r3 for a rank, the switch's name for a switch.
+    nodeName(q) { return q < this.p ? `r${q}` : (this.switches[q - this.p] || {}).name || `switch ${q}`; }
+
+    // Bytes on each link in step i alone, as a sparse map src*nodes+dst → {bytes, chunks}.
     stepLinks(i) {
       const out = new Map();
       if (i < 0) return out;
       for (const t of this.steps[i].transfers) {
-        const k = t.src * this.p + t.dst;
+        const k = t.src * this.nodes + t.dst;
         const link = out.get(k) || { bytes: 0, chunks: 0 };
         link.bytes += t.elements * this.itemsize;
         link.chunks += 1;

@@ -27,6 +27,7 @@
   const lab = document.querySelector('[data-role="lab"]');
   const catalog = config.catalog;
   const byRanks = config.by_ranks; // what the server allows at each rank count
+  const labMaxRanks = Number(ui.ranks.max); // the lab's own limit; an algorithm may allow fewer
   let speed = config.state.speed || 1;
   // Whether the node size was chosen (in the form or the link) rather than defaulted.
   let rpnChosen = config.state.ranks_per_node !== null;
@@ -59,6 +60,9 @@
         (e) => new Option(e.algorithm.replace(/_/g, " "), e.algorithm)));
     }
     const e = entry();
+    // An in-network algorithm may allow fewer ranks than the lab (one NVSwitch domain).
+    ui.ranks.max = String(Math.min(labMaxRanks, e.max_ranks));
+    if (int(ui.ranks, 8) > e.max_ranks) ui.ranks.value = String(e.max_ranks);
     const ranks = int(ui.ranks, 8);
     ui.ranksValue.textContent = String(ranks);
     ui.ranks.setAttribute("aria-valuetext", `${ranks} ranks`);
@@ -68,10 +72,12 @@
     show("rpn", e.needs_ranks_per_node);
     ui.root.max = String(ranks - 1);
     if (int(ui.root, 0) > ranks - 1 || int(ui.root, 0) < 0) ui.root.value = "0";
-    const sizes = byRanks[ranks].node_sizes;
+    // The catalog's largest node size for the algorithm (CollNet: 8), if it has one.
+    const sizes = byRanks[ranks].node_sizes.filter((d) => !e.max_ranks_per_node || d <= e.max_ranks_per_node);
     if (source === ui.rpn) rpnChosen = true;
     const chosen = rpnChosen && sizes.includes(int(ui.rpn, 0));
-    const keep = chosen ? int(ui.rpn, 0) : byRanks[ranks].node_size;
+    const fallback = byRanks[ranks].node_size;
+    const keep = chosen ? int(ui.rpn, 0) : sizes.includes(fallback) ? fallback : sizes[sizes.length - 1];
     if (ui.rpn.options.length !== sizes.length || source === ui.ranks) {
       ui.rpn.replaceChildren(...sizes.map((d) => new Option(String(d), d)));
     }

@@ -48,8 +48,11 @@
   };
 
   // "rank 3", "ranks 1 and 3", "ranks 1, 2, 3, 4 and 9 more".
-  function rankList(ranks) {
+  // Ranks as words; a switch that adds in the network (an id past the ranks) by its name.
+  function rankList(ranks, run) {
     const unique = [...new Set(ranks)];
+    const sw = run ? unique.filter((q) => q >= run.p) : [];
+    if (sw.length) return sw.map((q) => run.nodeName(q)).join(TEXT.and);
     if (unique.length === 1) return TEXT.rank(unique[0]);
     const shown = unique.slice(0, 4).map(String);
     const rest = unique.length - shown.length;
@@ -99,14 +102,14 @@
     const changed = step.state.some((u) => u.rank === r && u.chunk === c);
     const parts = [];
     if (into.length) {
-      const senders = rankList(into.map((t) => t.src)), one = new Set(into.map((t) => t.src)).size === 1;
+      const senders = rankList(into.map((t) => t.src), run), one = new Set(into.map((t) => t.src)).size === 1;
       const reduced = into.some((t) => t.op === "reduce");
       if (full === 1) parts.push(TEXT.arrived(senders, r, now && now.holders.length ? now.holders[0] : into[0].src));
       else if (reduced) parts.push(TEXT.combined(senders, one, r, TEXT.combine[run.start.op] || "combined"));
       else parts.push(TEXT.copied(senders, one, r));
     } else if (changed) parts.push(TEXT.local);
     if (out.length) {
-      const receivers = rankList(out.map((t) => t.dst));
+      const receivers = rankList(out.map((t) => t.dst), run);
       parts.push(parts.length ? TEXT.alsoSent(receivers) : TEXT.sentOn(receivers));
     }
     if (!parts.length) return `${name}: ${TEXT.unchanged}; ${holding}.`;
@@ -129,8 +132,8 @@
     const into = step.transfers.filter((t) => t.dst === r && t.chunk % p === d);
     const out = step.transfers.filter((t) => t.src === r && t.chunk % p === d);
     const parts = [];
-    if (into.length) parts.push(TEXT.blocksArrived(into.length, rankList(into.map((t) => t.src))));
-    if (out.length) parts.push(TEXT.blocksSent(out.length, rankList(out.map((t) => t.dst))));
+    if (into.length) parts.push(TEXT.blocksArrived(into.length, rankList(into.map((t) => t.src), run)));
+    if (out.length) parts.push(TEXT.blocksSent(out.length, rankList(out.map((t) => t.dst), run)));
     if (!parts.length) return `${name}: ${TEXT.unchanged}; ${held}.`;
     return `${name}: ${parts.join("; ")}; ${held}.`;
   }

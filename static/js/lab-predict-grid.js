@@ -6,8 +6,8 @@
 // ○ missed (dotted); ● is a pick not yet revealed. While marks show, the layer lets the mouse
 // through to the grid (hover, and the inspector's click) and stays readable from the keyboard.
 //
-// The layer covers the grid's cells from the first to the last, with the grid's gaps: its buttons
-// divide that area as the grid's cells do, rows top to bottom, columns left to right.
+// The layer covers the grid's canvas of cells, with the grid's gaps: its buttons divide that area
+// as the view divides it into cells, rows top to bottom, columns left to right.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -109,17 +109,19 @@
     // and each change of its box).
     place() {
       this._follow();
-      const el = this.view.el, cells = this.view.cells;
-      if (!cells.length || !this.view.grid.isConnected || !el.clientWidth) return;
-      const box = el.getBoundingClientRect();
-      const first = cells[0].getBoundingClientRect(), last = cells[cells.length - 1].getBoundingClientRect();
+      const el = this.view.el, cv = this.view.canvas;
+      if (!cv || !cv.isConnected || !el.clientWidth) return;
+      const box = el.getBoundingClientRect(), cells = cv.getBoundingClientRect();
       const s = this.layer.style;
-      s.left = `${el.offsetLeft + first.left - box.left}px`;
-      s.top = `${el.offsetTop + first.top - box.top}px`;
-      s.width = `${last.right - first.left}px`;
-      s.height = `${last.bottom - first.top}px`;
-      s.gap = getComputedStyle(this.view.grid).gap;
-      this.layer.classList.toggle("tiny", Math.min(first.width, first.height) < 16);
+      s.left = `${el.offsetLeft + cells.left - box.left}px`;
+      s.top = `${el.offsetTop + cells.top - box.top}px`;
+      s.width = `${cells.width}px`;
+      s.height = `${cells.height}px`;
+      const css = getComputedStyle(this.view.grid), gap = parseFloat(css.columnGap) || 0;
+      s.gap = css.gap;
+      const rows = this.layer.children.length / this.cols;
+      const cw = (cells.width - (this.cols - 1) * gap) / this.cols, ch = (cells.height - (rows - 1) * gap) / rows;
+      this.layer.classList.toggle("tiny", Math.min(cw, ch) < 16);
     }
 
     // Place the layer again whenever the view builds its grid (once per run, when first on

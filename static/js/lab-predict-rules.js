@@ -25,11 +25,12 @@
     return keys;
   }
 
-  // Ranks that receive from exactly one other rank in step `i`: dst → src.
+  // Ranks that receive from exactly one other rank in step `i`: dst → src. A switch (an id
+  // past the ranks) is no rank to ask about: its steps are asked as cells.
   function soleSenders(run, i) {
     const from = new Map();
     for (const t of run.steps[i].transfers) {
-      if (t.src === t.dst) continue;
+      if (t.src === t.dst || t.src >= run.p || t.dst >= run.p) continue;
       if (!from.has(t.dst)) from.set(t.dst, new Set());
       from.get(t.dst).add(t.src);
     }

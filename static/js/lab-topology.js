@@ -123,7 +123,7 @@
         const what = chunk === null
           ? `${m.chunks.length} chunks (${m.chunks.slice(0, 8).map(P.chunkLabel).join(", ")}${m.chunks.length > 8 ? ", …" : ""})`
           : `chunk ${P.chunkLabel(chunk)}`;
-        const hover = `r${m.src} → r${m.dst} · ${what} · ${m.op}${kind ? ` · ${kind}-node` : ""} · ${CL.formatBytes(chunk === null ? bytes : chunkBytes(run, chunk))}`;
+        const hover = `${run.nodeName(m.src)} → ${run.nodeName(m.dst)} · ${what} · ${m.op}${kind ? ` · ${kind}-node` : ""} · ${CL.formatBytes(chunk === null ? bytes : chunkBytes(run, chunk))}`;
         const bend = Math.min(0.1 * line.len, 0.3 * g.unit) + 0.12 * g.unit * i;
         const { xs, ys } = bow(line, bend, style.segs);
         addArrow(arrows, { color, op: m.op, width }, xs, ys, head, hover);
@@ -233,7 +233,8 @@
     _label(cursor) {
       if (cursor < 0) return this.firstLabel;
       const n = this.run.steps[cursor].transfers.length;
-      return `Step ${cursor + 1} of ${this.run.total}: ${n} transfer${n === 1 ? "" : "s"}, drawn as arrows between the ranks, coloured by chunk`;
+      const between = this.run.switches.length ? "the ranks and the switch" : "the ranks";
+      return `Step ${cursor + 1} of ${this.run.total}: ${n} transfer${n === 1 ? "" : "s"}, drawn as arrows between ${between}, coloured by chunk`;
     }
   }
 

@@ -30,13 +30,16 @@
     reset(run) {
       this.run = run;
       this.t = CL.chartTheme();
-      const p = run.p, t = this.t;
+      const p = run.p, t = this.t, n = run.nodes;
       const every = V.tickStep(p, 16);
       const ticks = V.range(p).filter((r) => r % every === 0);
+      // A switch that adds in the network gets a row and a column after the ranks.
+      const nodeTicks = ticks.concat(V.range(n).slice(p));
+      const names = nodeTicks.map((q) => run.nodeName(q));
       this.layout = V.layout(t, {
-        margin: { l: 54, r: 10, t: 34, b: 10 },
-        xaxis: { side: "top", title: { text: "to rank", font: { size: 12 } }, tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
-        yaxis: { autorange: "reversed", tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, zeroline: false },
+        margin: { l: n > p ? 84 : 54, r: 10, t: 34, b: 10 },
+        xaxis: { side: "top", title: { text: n > p ? "to rank or switch" : "to rank", font: { size: 12 } }, tickvals: nodeTicks, ticktext: names, fixedrange: true, showgrid: false, zeroline: false },
+        yaxis: { autorange: "reversed", tickvals: nodeTicks, ticktext: names, fixedrange: true, showgrid: false, zeroline: false },
       });
       this.barLayout = V.layout(t, {
         margin: { l: 54, r: 10, t: 22, b: 30 }, // the top margin holds the formula's legend
@@ -46,7 +49,7 @@
       });
       this.scanned = 0; // steps whose traffic is in stepMax and totals
       this.stepMax = 1;
-      this.totals = new Float64Array(p * p);
+      this.totals = new Float64Array(n * n);
     }
 
     // Fix the colour range over every step received, so a colour means the same bytes throughout.
@@ -80,25 +83,25 @@
     }
 
     _heat() {
-      const run = this.run, p = run.p;
+      const run = this.run, p = run.p, n = run.nodes, name = (q) => run.nodeName(q);
       this.stale.heat = false;
       this._scan();
-      const z = V.range(p).map(() => new Array(p).fill(null));
-      const text = V.range(p).map(() => new Array(p).fill(""));
+      const z = V.range(n).map(() => new Array(n).fill(null));
+      const text = V.range(n).map(() => new Array(n).fill(""));
       if (this.mode === "step") {
         for (const [k, link] of run.stepLinks(run.cursor)) {
-          const s = Math.floor(k / p), d = k % p;
+          const s = Math.floor(k / n), d = k % n;
           z[s][d] = link.bytes;
-          text[s][d] = `r${s} → r${d}: ${CL.formatBytes(link.bytes)} in this step (${link.chunks} chunk${link.chunks > 1 ? "s" : ""})`;
+          text[s][d] = `${name(s)} → ${name(d)}: ${CL.formatBytes(link.bytes)} in this step (${link.chunks} chunk${link.chunks > 1 ? "s" : ""})`;
         }
       } else {
-        for (let s = 0; s < p; s++) for (let d = 0; d < p; d++) {
-          const b = run.linkBytes[s * p + d];
-          if (b > 0) { z[s][d] = b; text[s][d] = `r${s} → r${d}: ${CL.formatBytes(b)} so far`; }
+        for (let s = 0; s < n; s++) for (let d = 0; d < n; d++) {
+          const b = run.linkBytes[s * n + d];
+          if (b > 0) { z[s][d] = b; text[s][d] = `${name(s)} → ${name(d)}: ${CL.formatBytes(b)} so far`; }
         }
       }
       const heat = {
-        type: "heatmap", z, text, hoverinfo: "text", hoverongaps: false, x: V.range(p), y: V.range(p),
+        type: "heatmap", z, text, hoverinfo: "text", hoverongaps: false, x: V.range(n), y: V.range(n),
         colorscale: P.COUNT_SCALE, zmin: 0, xgap: p <= 32 ? 1 : 0, ygap: p <= 32 ? 1 : 0,
         zmax: this.mode === "step" ? this.stepMax : Math.max(1, ...this.totals),
         colorbar: { thickness: 12, len: 0.9, outlinewidth: 0, title: { text: "bytes", side: "top", font: { size: 12 } }, tickfont: { size: 11 } },

@@ -22,6 +22,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.costs.calculators import CALCULATORS
+from tests.browser.buffer_cells import CELLS, OUTLINED, centre
 from tests.conftest import require
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -227,7 +228,8 @@ def test_axe_finds_no_violation_in_each_state_of_the_quiz(light_context, live_se
 
 LIVE_GRID_DRAWN = """() => {
   const el = document.querySelector('[data-role="buffer"]');
-  return el.querySelector('[data-role="buffer-grid"] i.s0-changed') !== null
+  const cv = el.querySelector('[data-role="buffer-cells"]');
+  return cv !== null && cv.dataset.changed !== ""
     && el.dataset.drawnStep === document.querySelector('[data-role=player]').dataset.drawnStep;
 }"""
 
@@ -251,9 +253,13 @@ def test_axe_finds_no_violation_in_the_live_buffer_grid(light_context, live_serv
         page.locator('.player [data-role="forward"]').click()
         page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
         page.wait_for_function(LIVE_GRID_DRAWN)
-        page.locator('[data-role="buffer-grid"] i[data-r="1"][data-c="0"]').click()
-        assert page.locator('[data-role="buffer-grid"] i.s0-picked').count() == 1
-        assert page.locator('[data-role="buffer-grid"] i.s0-goal').count() > 0
+        grid = page.locator('[data-role="buffer-grid"]')
+        cell = next(c for c in grid.evaluate(CELLS) if (c["r"], c["c"]) == (1, 0))
+        page.mouse.click(*centre(cell))
+        page.wait_for_function(
+            "() => document.querySelector('[data-role=buffer-cells]').dataset.picked === '1,0'"
+        )
+        assert grid.evaluate(OUTLINED)["goal"]
         if path.startswith("/lab"):
             assert_no_violation_in_both_themes(page, path)
         else:

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.browser.buffer_cells import CELLS, OUTLINED, rgb
 from tests.browser.test_embed import COUNTER, watch_counter, wiki  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.browser
@@ -22,6 +23,7 @@ EMBEDS = [
     "/embed/allreduce/recursive_doubling?ranks=6",
     "/embed/allgather/ring?ranks=40&theme=dark",  # no gaps: equal cells merged into spans
     "/embed/reduce/binomial_tree?ranks=6&root=2",  # only the root's row must end complete
+    "/embed/allreduce/collnet?ranks=8&ranks_per_node=4",  # a switch drawn as a node
 ]
 
 BOX = """(role) => {
@@ -29,18 +31,15 @@ BOX = """(role) => {
   return [r.width, r.height];
 }"""
 
-# A buffer grid, the server's or the live one (lab-buffer.js): every cell's count, spans
-# expanded, and its colour and ink as drawn; the goal outlines; the grid's box and the box its
-# cells fill (where the colours are).
+# The server's buffer grid: every cell, spans expanded, with its colour as drawn;
+# the goal outlines; the grid's box and the box its cells fill (where the colours are).
 GRID = """(grid) => {
-  const cells = [], goals = [], paints = [], area = [Infinity, Infinity, -Infinity, -Infinity];
+  const goals = [], paints = [], area = [Infinity, Infinity, -Infinity, -Infinity];
   for (const i of grid.querySelectorAll("i")) {
     const span = Number((i.style.gridColumn.match(/span (\\d+)/) || [0, 1])[1]);
-    const z = i.dataset.z ? Number(i.dataset.z) : null;
     const r = Number(i.dataset.r), c = Number(i.dataset.c);
     for (let k = 0; k < span; k++) {
-      cells.push([r, c + k, z]);
-      paints.push([r, c + k, getComputedStyle(i).backgroundColor, getComputedStyle(i).color]);
+      paints.push([r, c + k, getComputedStyle(i).backgroundColor]);
       if (i.classList.contains("s0-goal")) goals.push([r, c + k]);
     }
     const b = i.getBoundingClientRect();
@@ -48,8 +47,17 @@ GRID = """(grid) => {
       Math.max(area[2], b.right), Math.max(area[3], b.bottom));
   }
   const g = grid.getBoundingClientRect();
-  return {cells, goals, paints, gridBox: [g.left, g.top, g.width, g.height], cellArea: area};
+  return {goals, paints, gridBox: [g.left, g.top, g.width, g.height], cellArea: area};
 }"""
+
+# The live grid (lab-buffer.js), its cells on a canvas: each cell's colour as drawn, the cells it
+# outlines as goals, the grid's box and the canvas's, where the cells are.
+LIVE_GRID = f"""(grid) => {{
+  const cells = ({CELLS})(grid), cv = grid.querySelector("canvas"), c = cv.getBoundingClientRect();
+  const g = grid.getBoundingClientRect();
+  return {{fills: cells.map((x) => [x.r, x.c, x.fill]), goals: ({OUTLINED})(grid).goal,
+    gridBox: [g.left, g.top, g.width, g.height], cellArea: [c.left, c.top, c.right, c.bottom]}};
+}}"""
 
 STATIC_PICTURE = f"""() => {{
   const svg = document.querySelector('[data-role="topology"] svg.step0');
@@ -77,7 +85,7 @@ LIVE_PICTURE = f"""() => {{
     marks: svg.parentNode.querySelectorAll(".t-arrows > *, .t-packets > *").length}};
   const grid = document.querySelector('[data-role="buffer-grid"]');
   const box = {BOX};
-  return {{nodes, edges, ...({GRID})(grid), boxes: [box("topology"), box("buffer")], topology,
+  return {{nodes, edges, ...({LIVE_GRID})(grid), boxes: [box("topology"), box("buffer")], topology,
           left: document.querySelectorAll('[data-role="step0"]').length}};
 }}"""
 
@@ -122,8 +130,8 @@ def test_the_first_picture_is_what_the_views_draw_at_step_0(live_server, no_js_p
     assert drawn["topology"] == {"svgs": 1, "kept": True, "layers": 2, "marks": 0}
     assert close(static["nodes"], drawn["nodes"])  # the same ranks in the same places
     assert close(undirected(static["edges"]), undirected(drawn["edges"]))
-    assert static["cells"] == drawn["cells"]  # same count in every rank × chunk cell
-    assert static["paints"] == drawn["paints"]  # ... in the same colour and ink
+    # every rank × chunk cell in the same colour (its count's), spans of the server's grid expanded
+    assert static["paints"] == [[r, c, rgb(f)] for r, c, f in drawn["fills"]]
     assert sorted(static["goals"]) == sorted(drawn["goals"])  # the same cells outlined
     assert static["gridBox"] == drawn["gridBox"]  # the same grid, in the same place
     assert close([static["cellArea"]], [drawn["cellArea"]])  # its cells in the same box

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.collectives import simulate
+from tests.browser.buffer_cells import CELLS, OUTLINED, centre
 
 pytestmark = pytest.mark.browser
 
@@ -111,19 +112,18 @@ def test_inspector_shows_the_engines_numbers_and_how_they_were_formed(live_serve
 
     # clicking a cell of the buffer grid selects it too; its hover text says whose it holds
     page.locator('[data-role="buffer"]').scroll_into_view_if_needed()
-    cell = page.locator('[data-role="buffer-grid"] i[data-r="3"][data-c="0"]')
-    box = cell.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # as a pointer
-    assert cell.get_attribute("title") == "rank 3, chunk A: r0+r1+r2+r3"  # written on hover
+    grid = page.locator('[data-role="buffer-grid"]')
+    cell = next(c for c in grid.evaluate(CELLS) if (c["r"], c["c"]) == (3, 0))
+    page.mouse.move(*centre(cell))  # as a pointer
+    hover = grid.locator("canvas").get_attribute("title")
+    assert hover == "rank 3, chunk A: r0+r1+r2+r3"  # the cell under the pointer
     page.mouse.down()
     page.mouse.up()
     page.wait_for_function(
         "() => document.querySelector('.inspect-head strong').textContent.includes('rank 3')"
     )
     assert page.locator(".inspect-head strong").inner_text() == "rank 3 · chunk A"
-    picked = page.locator('[data-role="buffer-grid"] i.s0-picked')
-    assert picked.count() == 1 and picked.get_attribute("data-r") == "3"
-    assert picked.get_attribute("data-c") == "0"  # outlined as the picked cell
+    assert grid.evaluate(OUTLINED)["picked"] == [[3, 0]]  # outlined as the picked cell
 
     page.keyboard.press("Home")  # before the first step each rank holds only its own input
     assert page.locator(".inspect-head .badge").inner_text() == "1/4"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.buffer_cells import CELLS
 from tests.browser.test_a11y import AXE, assert_no_violation_in_both_themes
 from tests.conftest import require
 
@@ -202,16 +203,18 @@ def focus_until(page, selector: str, key: str = "Tab", most: int = 80) -> None:
 
 
 # Whether each button of the predict layer covers its own cell of the buffer grid (to a pixel).
-OVER_CELLS = """() => {
-  const cells = document.querySelectorAll('[data-role="buffer-grid"] i');
+OVER_CELLS = f"""() => {{
+  const grid = document.querySelector('[data-role="buffer-grid"]');
+  const cells = grid ? ({CELLS})(grid) : [];
   const buttons = document.querySelectorAll('.predict-grid .predict-cell');
   if (!cells.length || cells.length !== buttons.length) return false;
-  return [...buttons].every((b, k) => {
-    const x = b.getBoundingClientRect(), c = cells[k].getBoundingClientRect();
-    return b.dataset.rank === cells[k].dataset.r && b.dataset.col === cells[k].dataset.c
+  return [...buttons].every((b, k) => {{
+    const x = b.getBoundingClientRect(), [left, top, width, height] = cells[k].box;
+    const c = {{left, top, width, height}};
+    return b.dataset.rank === String(cells[k].r) && b.dataset.col === String(cells[k].c)
       && ["left", "top", "width", "height"].every((s) => Math.abs(x[s] - c[s]) <= 1);
-  });
-}"""
+  }});
+}}"""
 
 
 def test_predict_works_from_the_keyboard_alone_on_a_phone(live_server, browser, client):

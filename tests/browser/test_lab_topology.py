@@ -134,3 +134,28 @@ def test_the_chunks_fly_as_packets_and_are_gone_once_landed(live_server, page):
     page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length === 0")
     assert len(page.evaluate(DRAWN)) == len(step.transfers)  # the arrows stay
     assert page.console_errors == []
+
+
+SWITCH_ARROWS = """() => {
+  const svg = document.querySelector('.lab [data-role="topology"] svg[data-role="topology-svg"]');
+  const box = svg.querySelector('.s0-switches rect');
+  const name = svg.querySelector('.s0-switches text').textContent;
+  return {switch: box && box.dataset.switch, name,
+          arrows: [...svg.querySelectorAll('.t-arrows .arrow title')].map((t) => t.textContent)};
+}"""
+
+
+def test_nvls_draws_the_switch_and_arrows_into_it_and_out_of_it(live_server, page):
+    run_lab(page, live_server, "collective=allreduce&algorithm=nvls&ranks=8&elements=64&speed=8")
+    show_step(page, 2)  # segment B goes in while the sum of segment A comes out
+    drawn = page.evaluate(SWITCH_ARROWS)
+    assert drawn["switch"] == "8" and drawn["name"] == "NVSwitch"
+    into = sorted(t.split(" · ")[0] for t in drawn["arrows"] if "· reduce" in t)
+    out = sorted(t.split(" · ")[0] for t in drawn["arrows"] if "· copy" in t)
+    assert into == sorted(f"r{r} → NVSwitch" for r in range(8))
+    assert out == sorted(f"NVSwitch → r{r}" for r in range(8))
+    assert all("chunk B" in t for t in drawn["arrows"] if "· reduce" in t)
+    assert all("chunk A" in t for t in drawn["arrows"] if "· copy" in t)
+    narration = page.inner_text('[data-role="narration"]')
+    assert "adds the 8 contributions to chunk B" in narration
+    assert page.console_errors == []

@@ -9,6 +9,8 @@ import re
 import pytest
 
 from app.collectives import simulate
+from app.drawing.grid import live
+from tests.browser.buffer_cells import CELLS, fills, painted
 from tests.colour import DICHROMATS, delta_e
 
 pytestmark = pytest.mark.browser
@@ -375,15 +377,18 @@ def test_traffic_views_show_the_step_on_screen_once_seen(live_server, page):
 
 # ---- G: the buffer grid, drawn only while on screen, catches up with the step once seen ------
 
-BUFFER = """() => {
+BUFFER = f"""() => {{
   const el = document.querySelector('.lab [data-role="buffer"]');
-  const rows = [];
-  for (const i of el.querySelectorAll('[data-role="buffer-grid"] i')) {
-    const r = Number(i.dataset.r);
-    (rows[r] = rows[r] || []).push(i.dataset.z === undefined ? null : Number(i.dataset.z));
-  }
-  return {step: el.dataset.drawnStep || null, rows};
-}"""
+  const grid = el.querySelector('[data-role="buffer-grid"]');
+  return {{step: el.dataset.drawnStep || null, cells: grid ? ({CELLS})(grid) : []}};
+}}"""
+
+
+def drawn(page) -> dict:
+    """The step the buffer grid shows and its cells' colours, row by row (none before it is
+    built)."""
+    out = page.evaluate(BUFFER)
+    return {"step": out["step"], "rows": fills(out["cells"])}
 
 
 def expected_counts(trace, step: int) -> list[list[int | None]]:
@@ -402,13 +407,14 @@ def test_the_buffer_grid_is_drawn_once_seen_and_shows_the_step_on_screen(live_se
     trace = simulate("allreduce", "ring", ranks=8, elements=64)
     page.evaluate("window.scrollTo(0, 0)")
     show_step(page, 3)
-    assert page.evaluate(BUFFER) == {"step": None, "rows": []}, "built while below the fold"
+    paints = live(trace)["paints"]
+    assert drawn(page) == {"step": None, "rows": []}, "built while below the fold"
     see(page, "buffer")
-    assert page.evaluate(BUFFER) == {"step": "3", "rows": expected_counts(trace, 3)}
+    assert drawn(page) == {"step": "3", "rows": painted(expected_counts(trace, 3), paints)}
     page.evaluate("window.scrollTo(0, 0)")  # off screen again: steps go by unpainted
     page.wait_for_timeout(300)  # the observers hear of the scroll (not a timing assertion)
     show_step(page, 9)
-    assert page.evaluate(BUFFER)["step"] == "3"
+    assert drawn(page)["step"] == "3"
     see(page, "buffer")  # scrolled to: the cells changed meanwhile are painted
-    assert page.evaluate(BUFFER) == {"step": "9", "rows": expected_counts(trace, 9)}
+    assert drawn(page) == {"step": "9", "rows": painted(expected_counts(trace, 9), paints)}
     assert page.console_errors == []

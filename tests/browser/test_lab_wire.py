@@ -17,6 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from app.collectives import COLLECTIVES
+from tests.browser.buffer_cells import CELLS, OUTLINED, fills, painted
 from tests.browser.test_lab_a11y_keys import chunk_label, holdings
 from tests.browser.test_lab_narration import COUNTER, simulate, wait_ready
 
@@ -99,20 +100,14 @@ def changed(doc: dict, k: int) -> list[list[int]]:
     return sorted({(c["rank"], c["chunk"] % p if a2a else c["chunk"]) for c in state})
 
 
-# The live buffer grid (lab-buffer.js) once it shows step `k`: each cell's count, row by row,
-# and the cells outlined as changed by this step.
-LIVE_GRID = """(k) => {
+# The live buffer grid (lab-buffer.js) once it shows step `k`: each cell's colour as drawn, and
+# the cells outlined as changed by this step.
+LIVE_GRID = f"""(k) => {{
   const el = document.querySelector('[data-role="buffer"]');
   if (el.dataset.drawnStep !== String(k)) return null;
-  const rows = [];
-  for (const i of el.querySelectorAll('[data-role="buffer-grid"] i')) {
-    const r = Number(i.dataset.r);
-    (rows[r] = rows[r] || []).push(i.dataset.z === undefined ? null : Number(i.dataset.z));
-  }
-  const changed = [...el.querySelectorAll('[data-role="buffer-grid"] i.s0-changed')]
-    .map((i) => [Number(i.dataset.r), Number(i.dataset.c)]);
-  return {rows, changed};
-}"""
+  const grid = el.querySelector('[data-role="buffer-grid"]');
+  return {{cells: ({CELLS})(grid), changed: ({OUTLINED})(grid).changed}};
+}}"""
 
 
 @pytest.mark.parametrize(
@@ -136,7 +131,8 @@ def test_every_step_shows_the_http_traces_transfers_and_grid(live_server, page, 
                 page.wait_for_function(SAME, arg=[tables[name], want], timeout=10_000)
             assert page.locator(tables[name]).evaluate_all(ROWS) == want, (name, k)
         live = page.wait_for_function(LIVE_GRID, arg=k).json_value()
-        assert live["rows"] == counts(doc, k), k  # the grid shows the trace's holdings
+        # the grid shows the trace's holdings, each count in its colour
+        assert fills(live["cells"]) == painted(counts(doc, k), doc["layout"]["grid"]["paints"]), k
         assert sorted(map(tuple, live["changed"])) == changed(doc, k), k
         assert k == 0 or live["changed"], "each of these runs' steps outlines what it changed"
     assert page.console_errors == []

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app import create_app
+from tests.browser.buffer_cells import CELLS, OUTLINED, rgb
 from tests.browser.test_lab import open_lab, run_to_end
 from tests.browser.test_lessons import FIXTURES
 from tests.conftest import TEST_CONFIG, LiveServer
@@ -33,23 +34,30 @@ def plot_font(page, role: str) -> str:
 DARK_FG_RGB = "rgb(232, 233, 236)"
 # The buffer grid's colours as drawn: its labels' ink and the outline of the cells this step
 # changed, beside the page's --fg and --accent (resolved by the browser), and its cells' paint.
-GRID_COLOURS = """() => {
+GRID_COLOURS = f"""() => {{
   const grid = document.querySelector('.lab [data-role="buffer-grid"]');
   const probe = document.createElement("span");
   document.body.append(probe);
-  const resolve = (v) => { probe.style.color = `var(${v})`; return getComputedStyle(probe).color; };
-  const out = {
+  const resolve = (v) => {{
+    probe.style.color = `var(${{v}})`;
+    return getComputedStyle(probe).color;
+  }};
+  const cells = ({CELLS})(grid), outlined = ({OUTLINED})(grid);
+  const picked = new Set(outlined.picked.map(String));
+  const changed = new Set(outlined.changed.map(String));
+  const key = (x) => `${{x.r}},${{x.c}}`;
+  const out = {{
     labels: [...new Set([...grid.querySelectorAll(".s0-row, .s0-col")]
       .map((e) => getComputedStyle(e).color))].join(),
-    changed: [...new Set([...grid.querySelectorAll("i.s0-changed:not(.s0-picked)")]
-      .map((e) => getComputedStyle(e).outlineColor))].join(),
+    changed: [...new Set(cells.filter((x) => changed.has(key(x)) && !picked.has(key(x)))
+      .map((x) => x.edge))],
     fg: resolve("--fg"), accent: resolve("--accent"),
-    cells: [...grid.querySelectorAll("i")].map((e) => getComputedStyle(e).backgroundColor).join(),
+    cells: cells.map((x) => x.fill).join(),
     step: document.querySelector('.lab [data-role="buffer"]').dataset.drawnStep,
-  };
+  }};
   probe.remove();
   return out;
-}"""
+}}"""
 
 
 def grid_colours(page) -> dict:
@@ -57,7 +65,8 @@ def grid_colours(page) -> dict:
         "() => document.querySelector('.lab [data-role=\"buffer\"]').dataset.drawnStep"
         " === document.querySelector('[data-role=player]').dataset.drawnStep"
     )
-    return page.evaluate(GRID_COLOURS)
+    out = page.evaluate(GRID_COLOURS)
+    return {**out, "changed": ",".join(rgb(c) for c in out["changed"])}
 
 
 # The rank discs' fill in each theme (app/drawing/palette.py RANK_TONES), as computed styles.

@@ -15,6 +15,15 @@ from app.collectives import COLLECTIVES, OPS, CollectiveError, catalog, simulate
 
 ENTRIES = [(e["collective"], e["algorithm"]) for e in catalog()]
 RANK_COUNTS = [*range(1, 18), 32, 64]
+# An in-network algorithm may allow fewer ranks than the engine (NVLS: one NVSwitch domain).
+MOST = {(e["collective"], e["algorithm"]): e["max_ranks"] for e in catalog()}
+NEEDS_NODES = {(e["collective"], e["algorithm"]) for e in catalog() if e["needs_ranks_per_node"]}
+
+
+def allowed(collective: str, algorithm: str, ranks: int) -> None:
+    """Skip a rank count beyond what the catalog allows the algorithm."""
+    if ranks > MOST[(collective, algorithm)]:
+        pytest.skip(f"{collective}/{algorithm} runs on at most {MOST[(collective, algorithm)]}")
 
 
 def params(collective: str, algorithm: str, ranks: int) -> dict:
@@ -22,7 +31,7 @@ def params(collective: str, algorithm: str, ranks: int) -> dict:
     extra = {}
     if collective in ("reduce", "broadcast", "gather", "scatter"):
         extra["root"] = ranks // 3
-    if algorithm == "hierarchical":
+    if (collective, algorithm) in NEEDS_NODES:  # hierarchical, collnet (at most 8 per node)
         extra["ranks_per_node"] = next(g for g in (4, 3, 2, 1) if ranks % g == 0)
     return extra
 
@@ -37,12 +46,13 @@ def test_catalog_lists_every_collective_with_descriptions():
     assert {c for c, _ in ENTRIES} == set(COLLECTIVES)
     for entry in catalog():
         assert entry["description"], entry
-        assert entry["constraints"]["ranks"] == "1..256"
+        assert entry["constraints"]["ranks"] == f"1..{min(256, entry['max_ranks'])}"
 
 
 @pytest.mark.parametrize(("collective", "algorithm"), ENTRIES)
 @pytest.mark.parametrize("ranks", RANK_COUNTS)
 def test_outputs_equal_numpy(collective, algorithm, ranks):
+    allowed(collective, algorithm, ranks)
     for elements in element_counts(collective, ranks):
         ops = OPS if COLLECTIVES[collective].reduces else ("sum",)
         for op in ops:
@@ -64,6 +74,7 @@ def test_outputs_equal_numpy(collective, algorithm, ranks):
 @pytest.mark.parametrize(("collective", "algorithm"), ENTRIES)
 @pytest.mark.parametrize("ranks", [1, 2, 3, 5, 8, 12, 16])
 def test_trace_invariants(collective, algorithm, ranks):
+    allowed(collective, algorithm, ranks)
     elements = 4 * ranks
     trace = simulate(
         collective,
@@ -85,11 +96,15 @@ def test_trace_invariants(collective, algorithm, ranks):
         writes: dict[tuple[int, int], list[str]] = {}
         for t in step.transfers:
             assert t.src != t.dst, "no rank sends to itself"
-            assert 0 <= t.src < ranks and 0 <= t.dst < ranks
+            # A switch that adds in the network is a node after the ranks, declared.
+            nodes = ranks + len(trace.switches)
+            assert 0 <= t.src < nodes and 0 <= t.dst < nodes
+            assert t.src < ranks or t.dst < ranks, "switches talk only to ranks"
             assert t.op in ("copy", "reduce")
             start, stop = trace.chunks[t.chunk]
             assert t.elements == stop - start
-            sent[t.src] += t.elements * trace.itemsize
+            if t.src < ranks:  # bytes_sent is per rank
+                sent[t.src] += t.elements * trace.itemsize
             writes.setdefault((t.dst, t.chunk), []).append(t.op)
         for ops in writes.values():
             # Two writes into one slice in one step are only allowed as concurrent reductions
@@ -142,6 +157,7 @@ def test_dtype_of_given_inputs_is_kept_and_counted_in_bytes():
 )
 def test_random_shapes_and_values(entry, ranks, blocks, extra, op, seed, floats):
     collective, algorithm = entry
+    ranks = min(ranks, MOST[entry])
     elements = blocks * ranks + (0 if COLLECTIVES[collective].needs_divisible else extra)
     rng = np.random.default_rng(seed)
     if floats:

@@ -35,7 +35,8 @@ def cases() -> list[tuple[dict, dict]]:
             if entry["uses_root"]:
                 variants = [{**base, "root": r} for r in sorted({0, p // 2, p - 1})]
             elif entry["needs_ranks_per_node"]:
-                sizes = sorted({g for g in (1, 2, 3, 4, p) if p % g == 0})
+                most = entry["max_ranks_per_node"] or p
+                sizes = sorted({g for g in (1, 2, 3, 4, p) if p % g == 0 and g <= most})
                 variants = [{**base, "ranks_per_node": g} for g in sizes]
             else:
                 variants = [base]
@@ -142,8 +143,10 @@ def _topology_numbers(trace, messages) -> set[int]:
         number = {r: n for n, r in enumerate(survivors)}
         out.add(len(survivors))
         out |= {number[s] ^ number[d] for s, d in messages if s in number and d in number}
-    if topology["kind"] == "hierarchical":
+    if topology["kind"] in ("hierarchical", "switch") and "nodes" in topology:
         out |= {topology["nodes"], topology["ranks_per_node"]}
+    if topology["kind"] == "torus":
+        out |= {topology["rows"], topology["columns"]}
     if "order" in topology:
         out.add(len(topology["order"]) - 1)
     return out

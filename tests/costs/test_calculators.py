@@ -48,8 +48,11 @@ def test_compare_finds_the_recursive_doubling_to_rabenseifner_crossover():
     assert (first["from"], first["to"]) == ("recursive_doubling", "rabenseifner")
     assert first["bytes"] == pytest.approx(6 * 2.7e-6 * 50e9 / 4.03125)
     assert result.output("fastest") == "recursive_doubling"
-    # Same links inside and across nodes: hierarchical never beats Rabenseifner's 12 steps.
-    assert [c["to"] for c in crossovers] == ["rabenseifner"]
+    # Same links inside and across nodes: hierarchical never beats Rabenseifner's 12 steps, but
+    # CollNet does once the switch's adding pays for its 47 steps (g = 8, k = 32 segments):
+    # 12α + (126/64)·Mβ = 47α + (47/32)·Mβ  →  M* = 35α / (0.5·β) = 70·2.7e-6·50e9.
+    assert [c["to"] for c in crossovers] == ["rabenseifner", "collnet"]
+    assert crossovers[1]["bytes"] == pytest.approx(70 * 2.7e-6 * 50e9)
 
 
 def test_compare_ranks_fastest_first_and_leaves_direct_out_unless_asked():

@@ -2,8 +2,10 @@
 engine executes equal the model's count of alpha terms, and the bytes each rank sends in
 `simulate` equal the model's per-rank bytes (REFERENCE § 1).
 
-Elements are chosen so every chunk count divides them: lcm(2p, 2·pof2), which covers p blocks,
-p segments, pof2 Rabenseifner chunks and the double binary tree's two halves.
+Elements are chosen so every chunk count divides them: lcm(4p, 2·pof2, 16), which covers p
+blocks, p segments, pof2 Rabenseifner chunks, the double binary tree's two halves, the
+bidirectional ring's 2p chunks, the pipelined tree's 2 x 8 chunks, NVLS's 4 segments and
+CollNet's 4·g.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 
 from app.collectives import catalog, simulate
 from app.collectives.hypercube import largest_power_of_two
+from app.collectives.tree_pipelined import CHUNKS_PER_TREE
 from app.costs import ALGORITHMS, algorithms, cost
 
 RANKS = [*range(1, 18), 24, 32, 64]
@@ -21,7 +24,7 @@ ITEMSIZE = 4  # the engine's default inputs are float32
 
 
 def _elements(p: int) -> int:
-    return math.lcm(2 * p, 2 * largest_power_of_two(p))
+    return math.lcm(4 * p, 2 * largest_power_of_two(p), 2 * CHUNKS_PER_TREE)
 
 
 def _message_bytes(collective: str, p: int, elements: int) -> int:
@@ -51,8 +54,11 @@ def _cases():
     for entry in catalog():
         collective, algorithm = entry["collective"], entry["algorithm"]
         for p in RANKS:
+            if p > entry["max_ranks"]:  # an NVSwitch domain's limit (catalog)
+                continue
             if entry["needs_ranks_per_node"]:
-                for g in sorted(set(_ranks_per_node(p))):
+                most = entry["max_ranks_per_node"] or p
+                for g in sorted(g for g in set(_ranks_per_node(p)) if g <= most):
                     yield pytest.param(
                         collective, algorithm, p, g, id=f"{collective}-{algorithm}-p{p}-g{g}"
                     )
@@ -95,8 +101,9 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
     """Sum over the engine's steps of what the time rule charges, per link, and the reductions.
 
     A single-port step lasts as long as its largest message (one src → dst pair); a `direct`
-    step as long as the busiest port (everything one rank sends or receives). The reduction
-    term charges the most bytes any rank reduces in the step.
+    step, and one of an algorithm the model prices by its busiest port, as long as the busiest
+    port (everything one rank sends or receives). The reduction term charges the most bytes
+    any rank reduces in the step; a switch's adds (dst at or past p) cost the GPUs nothing.
     """
     beta = {"intra": 0.0, "inter": 0.0}
     gamma = 0.0
@@ -108,10 +115,10 @@ def _critical_path(trace, algorithm: str, g: int | None) -> tuple[dict[str, floa
             messages[(t.src, t.dst)] = messages.get((t.src, t.dst), 0) + size
             sent[t.src] = sent.get(t.src, 0) + size
             received[t.dst] = received.get(t.dst, 0) + size
-            if t.op == "reduce":
+            if t.op == "reduce" and t.dst < trace.ranks:
                 reduced[t.dst] = reduced.get(t.dst, 0) + size
             intra &= g is not None and t.src // g == t.dst // g
-        if algorithm == "direct":
+        if algorithm == "direct" or ALGORITHMS[(trace.collective, algorithm)].busiest_port:
             busiest = max(max(sent.values()), max(received.values()))
         else:
             busiest = max(messages.values())

@@ -22,6 +22,16 @@ POWER_OF_TWO = [
     ("allreduce", "double_binary_tree", 6, 6 * A, 6 * MB / 2),  # depth 3, M/2 per step
     ("allreduce", "reduce_broadcast", 14, 14 * A, 14 * MB),
     ("allreduce", "direct", 1, A, 7 * MB),
+    # Both directions at once, M/16 to each neighbour through the rank's one port: the ring's
+    # time (bandwidth_gbs is what a rank sends in all, REFERENCE § 3).
+    ("allreduce", "ring_bidirectional", 14, 14 * A, 2 * 7 / 8 * MB),
+    # 8 = 2 x 4: rows of 4 (3 + 3 steps of M/4), columns of 2 (2 steps of M/8).
+    ("allreduce", "2d_torus", 8, 8 * A, (6 / 4 + 2 / 8) * MB),
+    # ncclGetDtree on 8: tree 0 is 0←4, 4←2,6, 2←1,3, 6←5,7 (depth 3), tree 1 its mirror;
+    # 2·3 + 8 − 1 = 13 steps. The busiest port, in chunks of M/16, step by step: rank 2 (interior
+    # at depth 2 in tree 0, a leaf in tree 1) and rank 4 (depth 1) send or hear 2, 2, 2, 3, 4,
+    # 4, 4, 4, 4, 3, 2, 2, 2: 38 chunks.
+    ("allreduce", "tree_pipelined", 13, 13 * A, 38 / 16 * MB),
     ("reduce", "binomial_tree", 3, 3 * A, 3 * MB),
     ("reduce", "ring", 14, 14 * A, 14 * MB / 8),  # k = 8 segments
     ("reduce", "direct", 1, A, 7 * MB),
@@ -33,9 +43,11 @@ POWER_OF_TWO = [
     ("allgather", "recursive_doubling", 3, 3 * A, 7 / 8 * MB),
     ("allgather", "bruck", 3, 3 * A, 7 / 8 * MB),
     ("allgather", "direct", 1, A, 7 / 8 * MB),
+    ("allgather", "pat", 3, 3 * A, (1 + 2 + 4) / 8 * MB),  # 1, 2, 4 blocks over 4, 2, 1
     ("reduce_scatter", "ring", 7, 7 * A, 7 / 8 * MB),
     ("reduce_scatter", "recursive_halving", 3, 3 * A, 7 / 8 * MB),
     ("reduce_scatter", "direct", 1, A, 7 / 8 * MB),
+    ("reduce_scatter", "pat", 3, 3 * A, (4 + 2 + 1) / 8 * MB),
     ("all_to_all", "pairwise", 7, 7 * A, 7 / 8 * MB),
     # Bruck: popcounts of 1..7 are 1+1+2+1+2+2+3 = 12 blocks of M/8 = (M/2)·lg 8.
     ("all_to_all", "bruck", 3, 3 * A, 12 / 8 * MB),
@@ -45,6 +57,12 @@ POWER_OF_TWO = [
     ("scatter", "binomial_tree", 3, 3 * A, 7 / 8 * MB),
     ("scatter", "direct", 1, A, 7 / 8 * MB),
     ("sendrecv", "pipeline", 14, 14 * A, 14 * MB / 8),  # m = 8 micro-batches
+    # In-network: k = 4 segments in, the sum out while the next goes in: 5 steps of M/4.
+    ("allreduce", "nvls", 5, 5 * A, 5 / 4 * MB),
+    ("reduce_scatter", "nvls", 2, 2 * A, (1 + 1 / 8) * MB),  # M in, block M/8 out
+    ("allgather", "nvls", 2, 2 * A, (1 / 8 + 1) * MB),  # block M/8 in, all M out
+    # CollNet at g = 1 (8 nodes of one GPU): k = 4, the k + 1 = 5 steps all cross the NIC.
+    ("allreduce", "collnet", 5, 5 * A, 5 / 4 * MB),
 ]
 
 
@@ -59,7 +77,8 @@ def test_the_issue_example_ring_allreduce():
     ("collective", "algorithm", "steps", "latency_s", "bandwidth_s"), POWER_OF_TWO
 )
 def test_power_of_two_times(collective, algorithm, steps, latency_s, bandwidth_s):
-    c = cost(collective, algorithm, ranks=8, **LINK)
+    extra = {"ranks_per_node": 1} if algorithm == "collnet" else {}
+    c = cost(collective, algorithm, ranks=8, **LINK, **extra)
     assert c.steps == steps
     assert c.latency_s == pytest.approx(latency_s)
     assert c.bandwidth_s == pytest.approx(bandwidth_s)
@@ -100,6 +119,9 @@ def test_hierarchical_uses_both_links():
         ("allreduce", "direct", 7),
         # Heap tree of 8: rank 3 takes one child (7); ranks 1, 2 two each; the root two: 1+2+2.
         ("allreduce", "binary_tree", 5),
+        ("allreduce", "ring_bidirectional", 7 / 8),  # two chunks of M/16 in, 7 steps
+        ("allreduce", "2d_torus", 3 / 4 + 1 / 8),
+        ("reduce_scatter", "pat", 7 / 8),
         ("reduce", "binomial_tree", 3),
         ("reduce_scatter", "ring", 7 / 8),
         ("reduce_scatter", "recursive_halving", 7 / 8),
@@ -179,8 +201,33 @@ def test_segments_change_the_pipeline():
     assert c.bandwidth_s == pytest.approx(8 * MB / 2)
 
 
+def test_pipelined_tree_takes_its_chunk_count_as_segments():
+    c = cost("allreduce", "tree_pipelined", ranks=8, **LINK)
+    assert c.inputs["segments"] == 16  # the engine's 8 per tree, echoed
+    two = cost("allreduce", "tree_pipelined", ranks=8, segments=2, **LINK)
+    assert two.steps == 2 * 3  # one chunk per tree: the unpipelined double binary tree's steps
+    three = cost("allreduce", "tree_pipelined", ranks=8, segments=3, **LINK)
+    assert three.steps == 2 * 3 + 1  # tree 0 takes two chunks, tree 1 one
+    assert sum(three.bytes_per_rank) == pytest.approx(sum(two.bytes_per_rank))
+
+
+def test_pipelined_tree_never_beats_the_point_to_point_bound():
+    # Many chunks: the busiest port carries about 2M, as REFERENCE § 2 says, and never less
+    # than the 2(p−1)/p·M every allreduce over point-to-point links must send (REFERENCE § 3).
+    for p in (2, 3, 8, 64):
+        c = cost("allreduce", "tree_pipelined", ranks=p, segments=8192, **LINK)
+        assert 2 * (p - 1) / p * MB <= c.bandwidth_s <= 2.1 * MB
+
+
+@pytest.mark.parametrize(("p", "steps"), [(4096, 12), (4097, 14), (5000, 13), (65536, 16)])
+def test_pat_steps_at_scale(p, steps):
+    # ceil(lg p), one more at 2^k + 1, where NCCL aggregates a quarter of 2^(k+1) per step.
+    assert cost("allgather", "pat", ranks=p, **LINK).steps == steps
+    assert cost("reduce_scatter", "pat", ranks=p, **LINK).steps == steps
+
+
 def test_one_rank_costs_nothing():
     for collective, algorithm in ALGORITHMS:
-        extra = {"ranks_per_node": 1} if algorithm == "hierarchical" else {}
+        extra = {"ranks_per_node": 1} if algorithm in ("hierarchical", "collnet") else {}
         c = cost(collective, algorithm, ranks=1, **LINK, **extra)
         assert (c.steps, c.time_s, c.algbw_gbs) == (0, 0, None), (collective, algorithm)

@@ -16,10 +16,11 @@ RANKS = [1, 2, 3, 5, 8, 12, 13, 16, 17, 32, 64]
 def runs():
     for e in catalog():
         for p in RANKS:
-            if p < e["min_ranks"] or (e["power_of_two"] and p & (p - 1)):
+            if p < e["min_ranks"] or p > e["max_ranks"] or (e["power_of_two"] and p & (p - 1)):
                 continue
+            most = min(p - 1, e["max_ranks_per_node"] or p)
             g = (
-                max((d for d in range(1, p) if p % d == 0), default=1)
+                max((d for d in range(1, most + 1) if p % d == 0), default=1)
                 if e["needs_ranks_per_node"]
                 else None
             )
@@ -55,6 +56,20 @@ def links(topology: dict, p: int) -> set[frozenset]:
         return (
             {frozenset(pair) for pair in itertools.combinations(range(p), 2)} if p <= 8 else set()
         )
+    if kind == "switch":  # every rank (NVLS) or every node's head (CollNet) to the switch
+        g = topology.get("ranks_per_node") or 1
+        chains = {frozenset((r, r + 1)) for r in range(p - 1) if (r + 1) % g}
+        return chains | {frozenset((r, p)) for r in range(0, p, g)}
+    if kind == "torus":  # rank r at row r // columns: a ring along each row and each column
+        rows, columns = topology["rows"], topology["columns"]
+        grid = [[row * columns + col for col in range(columns)] for row in range(rows)]
+        rings = grid + [list(column) for column in zip(*grid, strict=True)]
+        return {
+            frozenset((ring[i], ring[(i + 1) % len(ring)]))
+            for ring in rings
+            for i in range(len(ring))
+            if len(ring) > 1
+        }
     return set()  # hierarchical: node boxes, no drawn links
 
 
@@ -65,8 +80,10 @@ def test_every_rank_is_placed_once_per_tree_and_edges_are_the_topologys_links(
     topology = simulate(collective, algorithm, ranks=p, elements=p, ranks_per_node=g).topology
     geo = geometry(topology, p)
     trees = len(topology["parents"]) if topology["kind"] == "trees" else 1
-    ranks = sorted(n["rank"] for n in geo["nodes"])
+    ranks = sorted(n["rank"] for n in geo["nodes"] if not n.get("switch"))
     assert ranks == sorted(list(range(p)) * trees)
+    switches = [n["rank"] for n in geo["nodes"] if n.get("switch")]
+    assert switches == [s["id"] for s in topology.get("switches", [])]
     spots = {(round(n["x"], 6), round(n["y"], 6)) for n in geo["nodes"]}
     assert len(spots) == len(geo["nodes"]), "two ranks drawn on one spot"
     drawn = {frozenset((geo["nodes"][a]["rank"], geo["nodes"][b]["rank"])) for a, b in geo["edges"]}

@@ -4,8 +4,9 @@ Which flat network is the model's depends on its port rule (app/costs/terms.py,
 docs/design-notes.md "The race clock"): a single-port algorithm sends at most one message per
 step, so a wire per pair (`flat`) and one port per GPU (`flat_switch`) both give the model;
 the trees' parents take both children at once on separate wires, as the model charges
-(`flat`); the all-port `direct` algorithms are charged everything a rank sends on its one port
-(`flat_switch`).
+(`flat`); the all-port `direct` algorithms, and those the model prices by their busiest port
+(the bidirectional ring, the pipelined tree), are charged everything a rank sends on its one
+port (`flat_switch`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,24 @@ import pytest
 
 from app.collectives import catalog
 from app.costs import HARDWARE, SYSTEMS, cost, terms_for
-from app.costs.terms import DIRECT_SOURCE
+from app.costs.terms import ALGORITHMS, DIRECT_SOURCE
 from app.fabric import race
 
 RANKS = (2, 5, 8, 12)
 MESSAGE = 3e6  # bytes; both the clock and the model are lines in M, so one size tells
-ENTRIES = [(e["collective"], e["algorithm"], e["single_port"]) for e in catalog()]
+# In-network algorithms (a switch that adds) are not raced: the clock has no adding switch.
+ENTRIES = [
+    (e["collective"], e["algorithm"], e["single_port"]) for e in catalog() if not e["needs_switch"]
+]
 
 
 def model_topologies(collective: str, algorithm: str, single_port: bool) -> tuple[str, ...]:
     if single_port:
         return ("flat", "flat_switch")
-    charged_per_port = terms_for(collective, algorithm, ranks=4).source == DIRECT_SOURCE
+    charged_per_port = (
+        terms_for(collective, algorithm, ranks=4).source == DIRECT_SOURCE
+        or ALGORITHMS[(collective, algorithm)].busiest_port  # two peers at once, one port
+    )
     return ("flat_switch",) if charged_per_port else ("flat",)
 
 
@@ -88,3 +95,8 @@ def test_the_port_rule_matters_for_direct_and_trees():
     tree_wires = race("allreduce", ["binary_tree"], topology="flat", **kw).runs[0]
     tree_port = race("allreduce", ["binary_tree"], topology="flat_switch", **kw).runs[0]
     assert tree_port.time_s > tree_wires.time_s
+
+
+def test_an_in_network_algorithm_is_refused_by_name():
+    with pytest.raises(Exception, match="nvls needs an NVSwitch"):
+        race("allreduce", ["ring", "nvls"], ranks=8, message_bytes=MESSAGE, topology="flat")

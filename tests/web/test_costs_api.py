@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 from app import create_app
+from app.costs import algorithms
 from app.costs.calculators import CALCULATORS
 
 RING = (
@@ -109,10 +110,12 @@ def test_compare_lists_every_algorithm_fastest_first(client):
     times = [r["time_s"] for r in body["results"]]
     assert times == sorted(times)
     assert body["results"][0]["algorithm"] == "rabenseifner"  # same bandwidth as ring, fewer steps
-    assert body["unavailable"] == [
-        {"algorithm": "hierarchical", "reason": "needs ranks_per_node (GPUs per node)"}
-    ]
-    assert len(body["results"]) + len(body["unavailable"]) == 8
+    unavailable = {u["algorithm"]: u["reason"] for u in body["unavailable"]}
+    assert unavailable["hierarchical"] == "needs ranks_per_node (GPUs per node)"
+    assert unavailable["collnet"] == "needs ranks_per_node (GPUs per node)"
+    # NVLS needs every rank on one NVSwitch: over an InfiniBand link it is not offered.
+    assert "one NVSwitch node" in unavailable["nvls"]
+    assert len(body["results"]) + len(body["unavailable"]) == len(algorithms("allreduce"))
 
 
 def test_hardware_lists_presets_with_sources(client):

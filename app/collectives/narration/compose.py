@@ -6,8 +6,9 @@ from itertools import islice
 
 from ..trace import Trace, chunk_label
 from .facts import Progress, Run, View
-from .shapes import Bruck, Chain, Complete, Hierarchical, Hypercube, Ring, Shape
-from .trees import DoubleTree, Tree
+from .shapes import Bruck, Chain, Complete, Hierarchical, Hypercube, Pat, Ring, Shape, Torus
+from .switch import Switch
+from .trees import DoubleTree, PipelinedTrees, Tree
 from .words import Words
 
 SHAPES: dict[str, type[Shape]] = {
@@ -19,7 +20,20 @@ SHAPES: dict[str, type[Shape]] = {
     "complete": Complete,
     "tree": Tree,
     "trees": DoubleTree,
+    "switch": Switch,
+    "torus": Torus,
 }
+
+
+def shape_for(trace: Trace) -> type[Shape]:
+    """Return the shape that reads `trace`: by its topology, with two refinements (two trees
+    cut into chunks are pipelined; PAT's circulant runs its distances the other way)."""
+    topology = trace.topology
+    if topology["kind"] == "trees" and topology.get("chunks_per_tree", 1) > 1:
+        return PipelinedTrees
+    if trace.algorithm == "pat":
+        return Pat
+    return SHAPES[topology["kind"]]
 
 
 class Narrator:
@@ -28,7 +42,7 @@ class Narrator:
     def __init__(self, trace: Trace, language: str = "en") -> None:
         self.run = run = Run(trace)
         self.words = Words(language)
-        self.shape = SHAPES[trace.topology["kind"]]()
+        self.shape = shape_for(trace)()
         self.unit = self._unit(trace)
         self._said: dict[tuple, str] = {}
         self._keys_found: dict[tuple[str, str], str | None] = {}
@@ -176,6 +190,9 @@ class Narrator:
 
     def _progress(self, v: View, progress: Progress) -> str:
         """Say what the step achieved at one rank: contributions gathered, or finished chunks."""
+        said = self.shape.progress(self, v, progress)
+        if said:
+            return said
         if v.reduces:
             dst = v.first[1]
             k = progress.holders(dst, v.chunk).bit_count()

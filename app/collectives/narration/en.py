@@ -95,6 +95,42 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     # -- what moves -------------------------------------------------------------------------
     "sends to": ("{who} sends {amount} to {whom}, {verb}", "{who} send {amount} to {whom}, {verb}"),
     "ring": "{who} sends {amount} to its right neighbour, {verb}",
+    "into switch reduce nodes": (
+        "{who} sends {amount} into the {switch}, which adds the {sums} of {noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {sums} of {noun} {c}",
+    ),
+    "into switch reduce one": (
+        "{who} sends {amount} into the {switch}, which adds the {sums} to {noun} {c}",
+        "{who} send {amount} into the {switch}, which adds the {sums} to {noun} {c}",
+    ),
+    "into switch reduce": (
+        "{who} sends {amount} into the {switch}, which adds the {sums} to each",
+        "{who} send {amount} into the {switch}, which adds the {sums} to each",
+    ),
+    "contribution": ("{n} contribution", "{n} contributions"),
+    "node sum": ("{n} node's partial sum", "{n} nodes' partial sums"),
+    "into switch copy": (
+        "{who} stores {amount} into the {switch}",
+        "{who} store {amount} into the {switch}",
+    ),
+    "switch multicasts one": "the {switch} multicasts the result of {noun} {c} ({size}) to {whom}",
+    "switch multicasts": "the {switch} multicasts {amount} to {whom}",
+    "switch hands": "the {switch} hands each rank its own {noun} ({amount}): {noun} i to rank i",
+    "chain up": (
+        "inside each node {k} rank passes a partial sum ({size}) up the chain to the neighbour "
+        "nearer the head, which adds it to its own",
+        "inside the nodes {k} ranks pass a partial sum ({size}) up the chain to the neighbour "
+        "nearer the head, which adds it to its own",
+    ),
+    "chain down": (
+        "{k} rank passes a finished {noun} ({size}) down its node's chain",
+        "{k} ranks pass a finished {noun} ({size}) down their nodes' chains",
+    ),
+    "and while": "{a}, while {b}",
+    "switch holds sums": "the {switch} now holds the sum of {count} over all {p} ranks",
+    "switch holds blocks": "the {switch} now holds {count}, one from each rank",
+    "both ways": "every rank sends {amount} to its right neighbour and another to its left, "
+    "half the data going each way round, {verb}",
     "fold_in": (
         "{p} is not a power of two, so {who} hands {amount} to {whom}, {verb}, and sits out",
         "{p} is not a power of two, so {who} hand {amount} to {whom}, {verb}, and sit out",
@@ -128,6 +164,10 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     "r−{d} still lacks",
     "bruck all_to_all": "every rank r sends {amount} to rank r+{d} in one message, the blocks "
     "whose way home still includes a hop of {d}",
+    "pat allgather": "every rank r sends {amount} to rank r−{d}, blocks it holds, each going "
+    "on down its own tree",
+    "pat reduce_scatter": "every rank r sends {amount} to rank r+{d}: partial sums it added its "
+    "own input to, each on its way to the rank that owns the block",
     "shift": "every rank r sends the block it holds for rank (r+{d}) mod {p} straight there, "
     "{amount}",
     "direct from root": "the root, rank {root}, sends {amount} to every other rank at once",
@@ -144,6 +184,20 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     "half up": "half {label} goes up its tree from {who} to {whom}",
     "half down": "half {label} goes down its tree from {who} to {whom}",
     "halves": "{parts}, {size} per message",
+    "stream up": (
+        "chunk {labels} goes up the {tree} from {who} to {whom}",
+        "chunks {labels} go up the {tree} from {who} to {whom}",
+    ),
+    "stream down": (
+        "chunk {labels} goes down the {tree} from {who} to {whom}",
+        "chunks {labels} go down the {tree} from {who} to {whom}",
+    ),
+    "tree 0": "first tree",
+    "tree 1": "second tree",
+    "torus row": "along every row of the grid, each rank sends a shard, {amount}, to the next "
+    "rank of its row, {verb}",
+    "torus column": "down every column of the grid at once, each rank sends {amount} to the "
+    "rank below it, the last row to the first, {verb}",
     "while": " while ",
 }
 
@@ -170,6 +224,10 @@ WHY = {
     "holds, for any number of ranks",
     "why all_to_all bruck distance": ", so blocks hop home in powers of two, trading extra bytes "
     "for fewer steps",
+    "why allgather pat distance": ": the longest hop goes first and carries the fewest blocks, "
+    "and each step the blocks on the way double",
+    "why reduce_scatter pat distance": ": the shortest hop goes first with the most blocks, and "
+    "the partial sums merge as they travel",
     "why shift": ": each step pairs every rank with a different peer, so every pair meets once",
     "why direct_all": ". All-port on purpose: each rank sends {out} ({out_size}) and receives "
     "{inn} ({in_size}) in this one step, which one real link would carry one after another",
@@ -195,11 +253,27 @@ WHY = {
     "why double_tree down": ": each tree carries half the data, and a rank inside one tree is a "
     "leaf in the other",
     "why double_tree mixed": ": each tree carries half the data",
+    "why pipelined_trees up": ": the pipeline fills, one more level of each tree busy every step",
+    "why pipelined_trees mixed": ": later chunks are still being reduced while earlier ones come "
+    "back down, so both directions of the trees' links are busy",
+    "why pipelined_trees down": ": the pipeline drains, every chunk has been reduced",
+    "why row_rs": ", so each row first sums its own ranks' data, one shard per rank",
+    "why col_rs": ": a ring down each column sums the shards the rows hold, on a fraction of "
+    "the data",
+    "why col_ag": ", so every rank of a column has its shard summed over the whole grid",
+    "why row_ag": ": the finished shards spread back along the rows",
 }
 
 GOALS = {
+    "goal allreduce switch": "every rank has all {chunks} chunks fully reduced",
+    "goal reduce_scatter switch": "each rank i owns block i fully reduced",
+    "goal allgather switch": "every rank has all {p} blocks",
     "goal allreduce ring reduce_scatter": "each rank owns one fully reduced chunk",
     "goal allreduce ring allgather": "every rank has all {chunks} chunks fully reduced",
+    "goal allreduce ring_bidirectional reduce_scatter": "each rank owns two fully reduced "
+    "chunks, one from each direction",
+    "goal allreduce ring_bidirectional allgather": "every rank has all {chunks} chunks fully "
+    "reduced",
     "goal allgather allgather": "every rank has all {p} blocks",
     "goal reduce_scatter reduce_scatter": "each rank i owns block i fully reduced",
     "goal fold_in": "the {pof2} ranks of the hypercube carry every rank's data",
@@ -215,6 +289,8 @@ GOALS = {
     "goal sendrecv chain": "the last stage has all {count}",
     "goal allgather bruck": "every rank has all {p} blocks",
     "goal all_to_all bruck": "every block has reached its rank",
+    "goal allgather pat": "every rank has all {p} blocks",
+    "goal reduce_scatter pat": "each rank i owns block i fully reduced",
     "goal all_to_all complete": "every rank has the blocks meant for it",
     "goal up": "the root, rank {root}, holds the full {op}",
     "goal down": "every rank has the result",
@@ -227,9 +303,21 @@ GOALS = {
     "goal from_root": "every rank has the result",
     "goal double_tree up": "each tree's root holds its half fully reduced",
     "goal double_tree down": "every rank has both halves",
+    "goal pipelined_trees up": "a root holds its first chunk fully reduced, and the broadcast "
+    "begins",
+    "goal pipelined_trees mixed": "every chunk has been fully reduced at its tree's root",
+    "goal pipelined_trees down": "every rank has all {chunks} chunks",
+    "goal row_rs": "each rank holds one shard summed over its row",
+    "goal col_rs": "each rank owns one chunk of its shard summed over the whole grid",
+    "goal col_ag": "each rank holds its whole shard summed over the whole grid",
 }
 
 PHASES = {
+    "switch_in": "into the switch",
+    "switch_out": "out of the switch",
+    "switch_both": "into the switch and out of it",
+    "chain_up": "chain reduce",
+    "chain_down": "chain broadcast",
     "reduce_scatter": "reduce-scatter",
     "allgather": "allgather",
     "fold_in": "fold-in",
@@ -242,6 +330,13 @@ PHASES = {
     "double_tree down": "broadcast down both trees",
     "down": "broadcast down the tree",
     "mixed": "one tree up, the other down",
+    "pipelined_trees up": "pipeline filling, reduce up",
+    "pipelined_trees mixed": "reduce up and broadcast down, pipelined",
+    "pipelined_trees down": "pipeline draining, broadcast down",
+    "row_rs": "row reduce-scatter",
+    "col_rs": "column reduce-scatter",
+    "col_ag": "column allgather",
+    "row_ag": "row allgather",
     "gather_up": "gather up the tree",
     "scatter_down": "scatter down the tree",
     "to_root": "into the root",

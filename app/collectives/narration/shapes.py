@@ -24,6 +24,10 @@ class Shape:
         """Numbers a phase name or a why template needs (a distance, a shift)."""
         return {}
 
+    def progress(self, n, v: View, progress) -> str:
+        """Say what the step achieved, where a shape knows better than the default ("")."""
+        return ""
+
     def ends(self, kinds: list[str]) -> list[int]:
         """Return, for each step, the index of the last step of its part: its goal is met then."""
         ends = list(range(len(kinds)))
@@ -48,7 +52,10 @@ class Ring(Shape):
     name = "ring"
 
     def what(self, n, v: View, kind: str) -> str:
-        if v.shifts(n.run.p) != {1}:
+        p = n.run.p
+        if n.run.topology.get("bidirectional") and v.shifts(p) == {1, p - 1}:
+            return n.say("both ways", amount=n.amount(v), verb=n.verb(v, 2))
+        if v.shifts(p) != {1}:
             return super().what(n, v, kind)
         return n.say("ring", who=n.who(v.senders), amount=n.amount(v), verb=n.verb(v, 1))
 
@@ -113,6 +120,22 @@ class Hierarchical(Shape):
         return n.say("inter", topology["ranks_per_node"], amount=n.amount(v), verb=n.verb(v, 1))
 
 
+class Torus(Shape):
+    """Rings along the rows of a grid, then rings down its columns, then along the rows again."""
+
+    name = "torus"
+
+    def kind(self, n, v: View) -> str:
+        columns = n.run.topology["columns"]
+        src, dst = v.first
+        along = "row" if src // columns == dst // columns else "col"
+        return f"{along}_{'rs' if v.reduces else 'ag'}"
+
+    def what(self, n, v: View, kind: str) -> str:
+        key = "torus row" if kind.startswith("row") else "torus column"
+        return n.say(key, amount=n.amount(v), verb=n.verb(v, 1))
+
+
 class Chain(Shape):
     """A pipeline along a chain: filling, full (every link busy), draining."""
 
@@ -159,6 +182,16 @@ class Bruck(Shape):
 
     def what(self, n, v: View, kind: str) -> str:
         key = f"bruck {n.run.trace.collective}"
+        return n.say(key, amount=n.amount(v), **self.fields(n, v))
+
+
+class Pat(Bruck):
+    """NCCL's PAT: distances 2^d, allgather down to rank r - 2^d, reduce-scatter up to r + 2^d."""
+
+    name = "pat"
+
+    def what(self, n, v: View, kind: str) -> str:
+        key = f"pat {n.run.trace.collective}"
         return n.say(key, amount=n.amount(v), **self.fields(n, v))
 
 

@@ -76,3 +76,43 @@ class DoubleTree(Shape):
             for c, (direction, senders, receivers) in sorted(self._moving(n, v).items())
         ]
         return n.say("halves", parts=n.say("while").join(parts), size=n.words.sizes(v.sizes()))
+
+
+class PipelinedTrees(DoubleTree):
+    """Two trees, each half cut into chunks that stream up and back down: up and down overlap."""
+
+    name = "pipelined_trees"
+
+    def _streams(self, n, v: View) -> dict[tuple[int, str], tuple[list, list, list]]:
+        """Map (tree, direction) to the chunks moving that way, their senders and receivers."""
+        parents = n.run.topology["parents"]
+        out: dict[tuple[int, str], tuple[list, list, list]] = {}
+        for src, dst, c, _ in v.moves:
+            tree = c % len(parents)  # tree t carries chunks t, t+2, ...
+            direction = "up" if parents[tree][src] == dst else "down"
+            chunks, senders, receivers = out.setdefault((tree, direction), ([], [], []))
+            if c not in chunks:
+                chunks.append(c)
+            senders.append(src)
+            receivers.append(dst)
+        return out
+
+    def kind(self, n, v: View) -> str:
+        directions = {direction for _, direction in self._streams(n, v)}
+        return directions.pop() if len(directions) == 1 else "mixed"
+
+    def what(self, n, v: View, kind: str) -> str:
+        parts = []
+        for (tree, direction), (chunks, senders, receivers) in sorted(self._streams(n, v).items()):
+            labels = n.words.listing([n.label(c) for c in sorted(chunks)])
+            parts.append(
+                n.say(
+                    f"stream {direction}",
+                    n=len(chunks),
+                    labels=labels,
+                    tree=n.say(f"tree {tree}"),
+                    who=n.who(sorted(set(senders))),
+                    whom=n.who(sorted(set(receivers))),
+                )
+            )
+        return n.say("halves", parts=n.say("while").join(parts), size=n.words.sizes(v.sizes()))

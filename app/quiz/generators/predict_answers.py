@@ -21,6 +21,10 @@ ALGORITHM_NAMES = {
     "double_binary_tree": "double-binary-tree",
     "scatter_allgather": "scatter + allgather",
     "reduce_broadcast": "reduce + broadcast",
+    "ring_bidirectional": "bidirectional-ring",
+    "2d_torus": "2D-torus",
+    "tree_pipelined": "pipelined double-binary-tree",
+    "pat": "PAT",
 }
 PREDICT_NAMES = {
     "collective", "algorithm", "title", "ranks", "root", "step", "done", "total", "rank",

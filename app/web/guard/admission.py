@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 
 from app.collectives import buffer_length
+from app.collectives.registry import REGISTRY
 
 from ..params import SimParams
 from .clients import Clients
@@ -93,11 +94,17 @@ def cells(p: SimParams) -> int:
     return p.ranks * buffer_length(p.collective, p.ranks, p.elements)
 
 
-def cell_updates_bound(ranks: int) -> int:
-    """Return at least how many (rank, chunk) cells any algorithm's steps change in all."""
+def cell_updates_bound(ranks: int, factor: float = 1.0) -> int:
+    """Return at least how many (rank, chunk) cells an algorithm's steps change in all: the
+    usual bound, times the `cell_updates_factor` the catalog's registry gives the algorithm."""
     if ranks < 2:
         return 0
-    return math.ceil(ranks * ranks * max(2.0, math.ceil(math.log2(ranks)) / 2))
+    return math.ceil(factor * ranks * ranks * max(2.0, math.ceil(math.log2(ranks)) / 2))
+
+
+def _updates_bound(p: SimParams) -> int:
+    """Return `cell_updates_bound` for the algorithm `p` runs."""
+    return cell_updates_bound(p.ranks, REGISTRY[(p.collective, p.algorithm)].cell_updates_factor)
 
 
 def stream_bytes(p: SimParams) -> int:
@@ -106,12 +113,12 @@ def stream_bytes(p: SimParams) -> int:
     The peak comes while its payloads are encoded with the engine's trace still alive.
     """
     per_update = UPDATE_BYTES + UPDATE_BYTES_PER_RANK * p.ranks
-    return BASE_BYTES + NUMPY_BYTES_PER_CELL * cells(p) + per_update * cell_updates_bound(p.ranks)
+    return BASE_BYTES + NUMPY_BYTES_PER_CELL * cells(p) + per_update * _updates_bound(p)
 
 
 def document_bytes(p: SimParams) -> int:
     """Return an upper bound of the memory `POST /api/simulate` holds for one run."""
-    n, updates = cells(p), cell_updates_bound(p.ranks)
+    n, updates = cells(p), _updates_bound(p)
     per_update = DOCUMENT_UPDATE_BYTES + DOCUMENT_UPDATE_BYTES_PER_RANK * p.ranks
     pieces = min(JSON_PIECES, 4 * n + (p.ranks + 12) * updates)
     return (
