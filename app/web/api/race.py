@@ -87,11 +87,15 @@ def _common(args: Mapping[str, str], fields: tuple[str, ...]) -> dict:
     }
 
 
+def race_of_query(args: Mapping[str, str]):
+    """Run the race a query names (the endpoint's and the race pages' one reading of it)."""
+    return race(message_bytes=_number(args, "bytes"), **_common(args, RACE_FIELDS))
+
+
 @bp.get("/api/race")
 def race_run():
     """Race 2-4 algorithms on one topology: per-step times, finish order, the verdict."""
-    values = _common(request.args, RACE_FIELDS)
-    result = race(message_bytes=_number(request.args, "bytes"), **values)
+    result = race_of_query(request.args)
     return jsonify(result.as_dict())  # every number finite: checked sizes, positive bandwidths
 
 

@@ -16,8 +16,8 @@ from werkzeug.datastructures import MultiDict
 
 from ...collectives import CollectiveError, catalog, check
 from ...costs import CostError
-from ...fabric import FabricError, race
-from ..api.race import RACE_FIELDS, _common, _number
+from ...fabric import FabricError
+from ..api.race import race_of_query
 from .lab import SPEEDS, TITLES, PageError, _flag, _speed, error_page
 
 bp = Blueprint("race_page", __name__)
@@ -62,8 +62,7 @@ def race_query(args) -> dict[str, str]:
     if not query:
         query = dict(DEFAULT_QUERY)
     try:
-        values = _common(MultiDict(query), RACE_FIELDS)
-        race(message_bytes=_number(query, "bytes"), **values)
+        race_of_query(MultiDict(query))
     except (FabricError, CostError, CollectiveError) as e:
         raise PageError(400, str(e)) from None
     return query
