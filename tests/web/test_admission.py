@@ -254,7 +254,7 @@ def test_the_memory_estimate_bounds_the_measured_peak_of_a_stream_and_a_document
 
 @pytest.mark.parametrize("ranks", [3, 16, 64])
 def test_no_algorithm_changes_more_cells_than_the_estimate_assumes(ranks):
-    for entry in catalog():
+    for entry in (e for e in catalog() if e["max_ranks"] >= ranks):
         collective = entry["collective"]
         per = ranks * buffer_length(collective, ranks, 1)
         elements = (1 << 18) // per // ranks * ranks  # the largest multiple of ranks allowed

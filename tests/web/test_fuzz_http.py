@@ -905,7 +905,8 @@ def valid_simulations(draw) -> dict:
     """Draw a valid simulate body of any size the lab allows (app.collectives.check's rules)."""
     entry = draw(st.sampled_from(catalog()))
     collective = entry["collective"]
-    ranks = draw(st.sampled_from([1, 2, 5, 8, 16, 17, 33, 64]))
+    allowed = [r for r in (1, 2, 5, 8, 16, 17, 33, 64) if r <= entry["max_ranks"]]
+    ranks = draw(st.sampled_from(allowed))  # within the catalog's own limit (NVLS: one domain)
     multiple = ranks if entry["divisible"] else 1
     high = max_elements(collective, ranks, 1 << 18) // multiple  # the gate's own bound
     body = {
