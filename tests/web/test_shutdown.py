@@ -40,9 +40,10 @@ def test_ctrl_c_mid_run_cancels_it_and_exits_without_a_traceback():
     )
     try:
         wait_for_port(port)
-        client = socketio.Client()
-        # A fresh process answers its first connection after its imports: the client's default
-        # one-second wait for the namespace failed on a loaded machine (as in test_scale_out).
+        # A fresh process answers its first connection after its imports (1.2 s on a quiet
+        # machine): the client's default one-second wait for the namespace, and the websocket's
+        # own 5 s handshake timeout, both ran out under a full parallel run on CI's two cores.
+        client = socketio.Client(request_timeout=30)
         client.connect(f"http://127.0.0.1:{port}", transports=["websocket"], wait_timeout=10)
         ack = client.call(
             "simulate",
@@ -61,6 +62,7 @@ def test_ctrl_c_mid_run_cancels_it_and_exits_without_a_traceback():
     finally:
         if server.poll() is None:
             server.kill()
+            server.wait(timeout=10)  # reaped here, not reported as a leak in the next test
     assert server.returncode == 0, output
     assert "Traceback" not in output
     assert "stopped (1 running simulations cancelled)" in output
