@@ -150,9 +150,23 @@ class Machine:
     # -- executing a round ---------------------------------------------------------------
 
     def _execute(self, phase: str, transfers: list[tuple[int, int, int, str]]) -> None:
+        held, width, ranks = self._held, len(self.chunks), self.ranks
+        new, fresh = self._new_holdings(transfers)
+        self._move(transfers, new, fresh)
+        for cell, mask in new.items():
+            dst, chunk = divmod(cell, width)
+            held[dst][chunk] = mask
+        if self.switches:  # a switch's cells are no rank's state
+            new = {cell: mask for cell, mask in new.items() if cell < ranks * width}
+        previews = self._previews(list(new))
+        step = Step(len(self.steps), phase, transfers, self._sizes, new, width, previews)
+        self.steps.append(step)
+
+    def _new_holdings(self, transfers) -> tuple[dict[int, int], set[int]]:
+        """Return the new holdings of every target cell, checked before any data moves, and
+        the empty switch cells a reduce fills first. Cells are keyed by the int
+        rank·chunks + chunk: no tuple per transfer for the collector to track."""
         held, width = self._held, len(self.chunks)
-        # New holdings of every target cell, checked before any data moves. Cells are keyed
-        # by the int rank·chunks + chunk: no tuple per transfer for the collector to track.
         new: dict[int, int] = {}
         copied: set[int] = set()  # targets written by a copy
         fresh: set[int] = set()  # empty switch cells a reduce fills first: that one is written
@@ -184,7 +198,11 @@ class Machine:
                     f"(holds {mask:#x}, receives {incoming:#x} from rank {src})"
                 )
             new[cell] = mask | incoming
+        return new, fresh
 
+    def _move(self, transfers, new: dict[int, int], fresh: set[int]) -> None:
+        """Move and combine the data of one concurrent round, counting the bytes sent."""
+        width = len(self.chunks)
         rows, spans, sent, chunk_bytes = self._rows, self._spans, self._sent, self._chunk_bytes
         # Read before write: the round is concurrent, so a source this round overwrites is
         # copied first. Most rounds (rings, trees) never read a cell they write.
@@ -207,14 +225,6 @@ class Machine:
                     target = rows[dst][span]
                     combine(target, data, out=target)
                 sent[src] += chunk_bytes[chunk]
-        for cell, mask in new.items():
-            dst, chunk = divmod(cell, width)
-            held[dst][chunk] = mask
-        if self.switches:  # a switch's cells are no rank's state
-            new = {cell: mask for cell, mask in new.items() if cell < ranks * width}
-        previews = self._previews(list(new))
-        step = Step(len(self.steps), phase, transfers, self._sizes, new, width, previews)
-        self.steps.append(step)
 
     def _previews(self, cells: list[int]) -> list[tuple] | np.ndarray:
         """Return the first PREVIEW_ELEMENTS values of each cell (fewer for shorter chunks)."""
