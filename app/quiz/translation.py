@@ -38,7 +38,8 @@ def read_translations(q: Question, raw: dict, text: Callable, fail: Callable) ->
 def _translation(q: Question, block, lang: str, text: Callable, fail: Callable) -> Translation:
     if not isinstance(block, dict):
         fail(lang, "must be a mapping of the question's translated fields")
-    allowed = {"prompt", *TEXT_FIELDS[q.kind]} | ({"explanation"} if q.explanation else set())
+    # Exactly the text fields this question has: a match without distractors takes none.
+    allowed = {"prompt"} | {f for f in ("explanation", *TEXT_FIELDS[q.kind]) if getattr(q, f)}
     unknown = set(block) - allowed
     if unknown:
         fail(lang, f"{sorted(unknown)} not translatable fields of this {q.kind} question")
