@@ -18,3 +18,10 @@ def language(value: str | None) -> str:
         return DEFAULT
     base = value.replace("_", "-").split("-")[0].lower()
     return base if base in LANGUAGES else DEFAULT
+
+
+def N_(message: str) -> str:
+    """Mark a UI string in a module that has no request (the catalog of algorithms, a
+    calculator's labels) so `make messages` extracts it; the page translates it where it is
+    shown, with `_(text)` in the web layer or `catalog.translate(lang, text)`."""
+    return message
