@@ -6,6 +6,7 @@ The questions themselves come from the JSON API (app/web/api/quiz.py), which gra
 from __future__ import annotations
 
 from flask import Blueprint, render_template, request
+from flask_babel import lazy_gettext as _l
 
 from app.quiz import DIFFICULTIES, BankError
 from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, topic_counts
@@ -13,6 +14,13 @@ from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, topic_counts
 from ..api.quiz import app_bank, split_list
 
 bp = Blueprint("quiz", __name__)
+
+# How the page names each difficulty (static/js/quiz-base.js names them the same).
+DIFFICULTY_LABELS = {
+    "warm-up": _l("Warm-up"),
+    "interview": _l("Interview"),
+    "deep-dive": _l("Deep-dive"),
+}
 
 
 @bp.get("/quiz")
@@ -44,6 +52,7 @@ def page():
         difficulty=request.args.get("difficulty", ""),
         count=request.args.get("count", "10"),
         difficulties=DIFFICULTIES,
+        difficulty_labels=DIFFICULTY_LABELS,
         mock_length=MOCK_LENGTH,
         mock_minutes=MOCK_SECONDS // 60,
     )
