@@ -86,7 +86,7 @@ def glossary():
     except LessonError as exc:  # the author sees what is wrong; the lessons stay up
         terms, problem = [], str(exc)
     groups = [
-        (slug, [(term, f"term-{slugify(term.term)}") for term in group])
+        (slug, [(term, f"term-{slugify(term.key)}") for term in group])
         for slug, group in groupby(terms, key=lambda t: t.lesson)
     ]
     return render_template(
@@ -106,11 +106,13 @@ def lesson(slug: str):
     found = lib.lesson(slug)
     if found is None:
         entry = lib.course.entries.get(slug)
+        section = next((sec.title for sec, _ in lib.sections() if slug in sec.slugs), "")
         return (
             render_template(
                 "lessons/not_found.html",
                 slug=slug,
                 entry=entry,
+                section_title=section or (entry.section if entry else ""),
                 problem=lib.errors.get(slug),
                 sections=lib.sections(),
             ),
@@ -153,7 +155,7 @@ def glossary_json(lib: Library, query: str) -> list[dict]:
             "term": t.term,
             "definition": t.definition,
             "lesson": t.lesson,
-            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.term)}",
+            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.key)}",
         }
         for t in lib.glossary_matches(query)
     ]
