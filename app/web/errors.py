@@ -9,9 +9,24 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, current_app, jsonify, render_template, request
+from flask_babel import gettext as _
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
+from app.i18n import N_
+
 log = logging.getLogger(__name__)
+
+# An error page's title in the reader's language (the JSON under /api/ keeps HTTP's English).
+PAGE_TITLES = {
+    400: N_("Bad Request"),
+    403: N_("Forbidden"),
+    404: N_("Not Found"),
+    405: N_("Method Not Allowed"),
+    413: N_("Request Entity Too Large"),
+    429: N_("Too Many Requests"),
+    500: N_("Internal Server Error"),
+    503: N_("Service Unavailable"),
+}
 
 
 class InputError(ValueError):
@@ -42,9 +57,30 @@ def error_response(e: HTTPException):
     if request.path.startswith("/api/"):
         response = jsonify(error=message)
     else:
-        response = render_template("pages/error.html", code=e.code, title=e.name, message=message)
+        title = _(PAGE_TITLES[e.code]) if e.code in PAGE_TITLES else e.name
+        response = render_template(
+            "pages/error.html", code=e.code, title=title, message=page_message(e, message)
+        )
     headers = e.get_response().headers  # keeps Allow on 405 and Retry-After where set
     return response, e.code, [(k, v) for k, v in headers.items() if k in ("Allow", "Retry-After")]
+
+
+def page_message(e: HTTPException, message: str) -> str:
+    """The message of an error page in the reader's language: the app's own sentences are
+    translated; a field's problem (InputError, a 400) names the field as the API does."""
+    if e.code == 405 and e.valid_methods:
+        allowed = ", ".join(m for m in e.valid_methods if m not in ("HEAD", "OPTIONS"))
+        return _(
+            "%(method)s is not allowed on %(path)s; use %(allowed)s",
+            method=request.method,
+            path=request.path,
+            allowed=allowed,
+        )
+    if e.code == 404:
+        return _("no such page: %(path)s", path=request.path)
+    if e.code == 500:
+        return _("the server failed unexpectedly; the error was logged")
+    return message
 
 
 def _unexpected(e: Exception):

@@ -147,7 +147,7 @@
       const note = document.createElement("span");
       note.className = "muted";
       note.textContent = _("(glossary)");
-      item.append(link(t.url, t.term), " ", note, `: ${t.definition.replace(/\$/g, "")}`);
+      item.append(link(t.url, t.term), " ", note, `${_(":")} ${t.definition.replace(/\$/g, "")}`);
       list.append(item);
     });
     return list;

@@ -6,8 +6,9 @@ The questions themselves come from the JSON API (app/web/api/quiz.py), which gra
 from __future__ import annotations
 
 from flask import Blueprint, render_template, request
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _
 
+from app.i18n import N_
 from app.quiz import DIFFICULTIES, BankError
 from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, topic_counts
 
@@ -17,9 +18,9 @@ bp = Blueprint("quiz", __name__)
 
 # How the page names each difficulty (static/js/quiz-base.js names them the same).
 DIFFICULTY_LABELS = {
-    "warm-up": _l("Warm-up"),
-    "interview": _l("Interview"),
-    "deep-dive": _l("Deep-dive"),
+    "warm-up": N_("Warm-up"),
+    "interview": N_("Interview"),
+    "deep-dive": N_("Deep-dive"),
 }
 
 
@@ -52,7 +53,7 @@ def page():
         difficulty=request.args.get("difficulty", ""),
         count=request.args.get("count", "10"),
         difficulties=DIFFICULTIES,
-        difficulty_labels=DIFFICULTY_LABELS,
+        difficulty_labels={d: _(label) for d, label in DIFFICULTY_LABELS.items()},
         mock_length=MOCK_LENGTH,
         mock_minutes=MOCK_SECONDS // 60,
     )
