@@ -139,7 +139,7 @@
     if ($("nccl-ranks").value) body.ranks = Number($("nccl-ranks").value);
     let response;
     try {
-      response = await fetch("/api/nccl-tests", {
+      response = await fetch("/api/nccl-tests?lang=" + encodeURIComponent(CL.lang || "en"), {
         method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
       });
     } catch (e) {
