@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
 from app.i18n import N_
+from app.i18n.errors import translate_error
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +60,17 @@ def error_response(e: HTTPException):
     else:
         title = _(PAGE_TITLES[e.code]) if e.code in PAGE_TITLES else e.name
         response = render_template(
-            "pages/error.html", code=e.code, title=title, message=page_message(e, message)
+            "pages/error.html", code=e.code, title=title, message=error_text(message)
         )
     headers = e.get_response().headers  # keeps Allow on 405 and Retry-After where set
     return response, e.code, [(k, v) for k, v in headers.items() if k in ("Allow", "Retry-After")]
 
 
-def page_message(e: HTTPException, message: str) -> str:
-    """The message of an error page in the reader's language: the app's own sentences are
-    translated; a field's problem (InputError, a 400) names the field as the API does."""
-    if e.code == 405 and e.valid_methods:
-        allowed = ", ".join(m for m in e.valid_methods if m not in ("HEAD", "OPTIONS"))
-        return _(
-            "%(method)s is not allowed on %(path)s; use %(allowed)s",
-            method=request.method,
-            path=request.path,
-            allowed=allowed,
-        )
-    if e.code == 404:
-        return _("no such page: %(path)s", path=request.path)
-    if e.code == 500:
-        return _("the server failed unexpectedly; the error was logged")
-    return message
+def error_text(message: str) -> str:
+    """`message` in the page's language (the checks' shapes; others as written)."""
+    from .i18n import page_language  # i18n imports this module's InputError
+
+    return translate_error(page_language(), message)
 
 
 def _unexpected(e: Exception):
