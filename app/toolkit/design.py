@@ -15,7 +15,7 @@ from app.i18n import DEFAULT
 from app.i18n.catalog import translate
 from app.yamlload import safe_load
 
-from .translation import LINES, TEXT, Entry, check_entries, in_language
+from .translation import LINES, TEXT, Entry, check_entries, each, in_language
 
 FOLDER = Path(__file__).resolve().parents[2] / "lessons" / "toolkit"
 
@@ -26,7 +26,7 @@ PROMPT_TEXT = {
     "title": TEXT,
     "summary": TEXT,
     "prompt": TEXT,
-    "rubric": "text",
+    "rubric": each("text"),
     "model_answer": LINES,
 }
 

@@ -21,13 +21,13 @@ from app.i18n.catalog import translate
 from app.yamlload import safe_load
 
 from . import expressions as ex
-from .translation import TEXT, Entry, check_entries, in_language
+from .translation import TEXT, Entry, check_entries, each, in_language
 
 DRILLS_FILE = Path(__file__).resolve().parents[2] / "lessons" / "toolkit" / "drills.yaml"
 POINTS = 8  # random points per comparison: a false match needs a root at all of them
 INTEGER_NAMES = ("p", "g", "N")  # counts of ranks, GPUs and nodes: drawn as whole numbers
 DRILL_TEXT = {"title": TEXT, "summary": TEXT, "legend": TEXT, "setup": TEXT}
-STEP_TEXT = {"prompt": TEXT, "hint": TEXT, "explain": TEXT, "mistakes": "feedback"}
+STEP_TEXT = {"prompt": TEXT, "hint": TEXT, "explain": TEXT, "mistakes": each("feedback")}
 
 
 class DrillError(ValueError):

@@ -2,7 +2,7 @@
 
 A drill, a step, a cause of the hang, a line of the cheat sheet... holds its English text fields
 and, as its last key, a `zh:` mapping with the same fields translated. A field's `Spec` says its
-shape: TEXT (a string), LINES (a list of strings, as many as the English) or a key name (the
+shape: TEXT (a string), LINES (a list of strings, as many as the English) or `each(key)` (the
 English is a list of mappings; the translation lists that key of each, in order). The
 translation must keep every number and {placeholder} of the English field
 (`app.i18n.twins.differences`), so it cannot teach a different figure; formulas, answers, ids
@@ -17,8 +17,14 @@ from dataclasses import dataclass
 
 from app.i18n import DEFAULT, LANGUAGES, twins
 
-TEXT = "text"
-LINES = "lines"
+TEXT = "a string"
+LINES = "a list of strings"
+EACH = "each "
+
+
+def each(key: str) -> str:
+    """The spec of a list of mappings whose `key` is translated: the block lists those texts."""
+    return EACH + key
 
 
 class TranslationError(ValueError):
@@ -31,7 +37,7 @@ class Entry:
 
     where: str  # e.g. "drills.yaml: drill 'ring-allreduce' step 3"
     raw: dict
-    spec: dict[str, str]  # field -> TEXT, LINES, or the key of a list of mappings
+    spec: dict[str, str]  # field -> TEXT, LINES or each(key)
 
 
 def check_entries(entries: list[Entry]) -> None:
@@ -63,7 +69,8 @@ def in_language(entry: Entry, lang: str) -> dict:
         if kind in (TEXT, LINES):
             out[name] = value
         else:  # a list of mappings: translate one key of each
-            out[name] = [{**item, kind: v} for item, v in zip(out[name], value, strict=True)]
+            key = kind.removeprefix(EACH)
+            out[name] = [{**item, key: v} for item, v in zip(out[name], value, strict=True)]
     return out
 
 
@@ -88,7 +95,7 @@ def _fields(entry: Entry, lang: str) -> dict:
             out[name] = _same(english, value, lambda p, n=name: fail(f"{lang}.{n}", p))
             continue
         if kind != LINES:
-            english = [item[kind] for item in english]
+            english = [item[kind.removeprefix(EACH)] for item in english]
         if not isinstance(value, list) or len(value) != len(english):
             raise fail(f"{lang}.{name}", f"must list {len(english)} entries, as the English does")
         out[name] = [
