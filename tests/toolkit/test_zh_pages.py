@@ -68,3 +68,13 @@ def test_the_layout_check_speaks_chinese(client):
     en = client.post("/api/toolkit/layout/check?lang=en", json=body).get_json()
     assert [c["ok"] for c in zh["criteria"]] == [c["ok"] for c in en["criteria"]]
     assert "TP 组放得进一个节点（NVLink）" in [c["label"] for c in zh["criteria"]]
+
+
+def test_a_bad_formula_is_refused_in_the_pages_language(client):
+    url = "/api/toolkit/drills/ring-allreduce/check?lang="
+    body = {"step": 0, "answer": "2*x"}
+    en = client.post(url + "en", json=body)
+    zh = client.post(url + "zh", json=body)
+    assert en.status_code == zh.status_code == 400
+    assert en.get_json()["error"].startswith("answer: unknown name 'x'")
+    assert zh.get_json()["error"].startswith("answer：未知的名称 'x'")

@@ -119,7 +119,9 @@ def drill_check(drill_id: str):
         checked = drills.check(
             drill_id, body.get("step"), body.get("answer"), random.Random(), page_language()
         )
-    except (ExpressionError, drills.DrillError) as exc:
+    except ExpressionError as exc:  # the learner's own formula: said in the page's language
+        raise InputError(exc.in_language(page_language())) from None
+    except drills.DrillError as exc:
         raise InputError(str(exc)) from None
     return jsonify(checked)
 
