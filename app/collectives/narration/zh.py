@@ -123,8 +123,8 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     "both ways": "每个 rank 把{amount}发给右邻居，再把另一份发给左邻居，数据一半顺时针、一半逆时针"
     "绕环，{verb}",
     "fold_in": (
-        "{p}不是二的幂，所以{who}把{amount}交给{whom}，{verb}，自己随后退出",
-        "{p}不是二的幂，所以{who}把{amount}交给{whom}，{verb}，自己随后退出",
+        "{p}不是二的幂，所以{who}把{amount}交给{whom}，{verb}，发送方随后退出",
+        "{p}不是二的幂，所以{who}把{amount}交给{whom}，{verb}，发送方随后退出",
     ),
     "fold_out": (
         "{who}把{amount}发回给{whom}，后者没有参与超立方体阶段",
