@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run run-cluster test lint bench audit clean
+.PHONY: run run-cluster test lint bench audit clean messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,13 @@ TEST_WORKERS ?= 3
 # --durations: the slowest tests head CI's report, so the 15-minute budget is watched where it is spent.
 test: lint
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=25
+
+# The UI strings: extract every _() of app/, templates/ and static/js/ into messages.pot and
+# merge it into each language's messages.po; translate the new entries there (docs/zh-terms.md).
+# The app compiles the .po files itself when it starts (app/web/i18n.py).
+messages: $(VENV)/.installed-test
+	$(BIN)/pybabel extract -F babel.cfg --no-wrap --sort-by-file --project "Collective Lab" --omit-header -k translate:2 -o app/translations/messages.pot .
+	$(BIN)/pybabel update --no-wrap -i app/translations/messages.pot -d app/translations
 
 audit:
 	$(PYTHON) .ci/audit_pins.py

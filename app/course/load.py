@@ -12,6 +12,8 @@ import dataclasses
 import threading
 from pathlib import Path
 
+from app.i18n import LANGUAGES
+
 from .lesson import Lesson, load_lesson
 from .outline import Course, LessonError, load_outline
 
@@ -40,7 +42,17 @@ def load_course(path: Path) -> Course:
     outline = load_outline(path)
     errors: dict[str, str] = {}
     lessons = load_lessons(path.parent, outline, errors)
-    return dataclasses.replace(outline, lessons=lessons, errors=errors)
+    translations = {}
+    for lang in LANGUAGES[1:]:
+        mine: dict[str, str] = {}
+        found = load_lessons(path.parent / lang, outline, mine)
+        errors.update({f"{lang}/{stem}": message for stem, message in mine.items()})
+        titles = {s.title: s.title_in(lang) for s in outline.sections}
+        translations[lang] = {
+            slug: dataclasses.replace(lesson, section=titles[lesson.section])
+            for slug, lesson in found.items()
+        }
+    return dataclasses.replace(outline, lessons=lessons, errors=errors, translations=translations)
 
 
 _lock = threading.Lock()
@@ -52,6 +64,7 @@ def _signature(directory: Path) -> tuple:
         directory / "course.yaml",
         directory / "glossary.yaml",
         *directory.glob("*.md"),
+        *(p for lang in LANGUAGES[1:] for p in directory.glob(f"{lang}/*.md")),
         *directory.glob("quizzes/*.yaml"),
     ]
     out = []

@@ -43,10 +43,15 @@ class CourseEntry:
 
 @dataclass(frozen=True)
 class Section:
-    """A section of the course: its title and its lessons' slugs in order."""
+    """A section of the course: its title, its lessons' slugs in order, and its title in the
+    other languages (course.yaml's `title_zh`)."""
 
     title: str
     slugs: tuple[str, ...]
+    translated_titles: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def title_in(self, lang: str) -> str:
+        return self.translated_titles.get(lang, self.title)
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,8 @@ class Course:
     tags: dict[str, str]  # tag -> the slug of the lesson that teaches it
     lessons: dict[str, Lesson] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    # lessons/<lang>/<slug>.md: each language's lessons that load, by slug; errors by "zh/slug"
+    translations: dict[str, dict[str, Lesson]] = field(default_factory=dict)
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
     _building: dict = field(default_factory=dict, compare=False, repr=False)  # key -> its lock
     _guard: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
@@ -76,6 +83,12 @@ class Course:
     def titles(self) -> dict[str, str]:
         """Map every slug to its lesson's title as written; a lesson not written yet, its slug."""
         return {s: self.lessons[s].title if s in self.lessons else s for s in self.slugs}
+
+    def lessons_in(self, lang: str) -> dict[str, Lesson]:
+        """The lessons as a reader of `lang` gets them: each one's translation where it loads,
+        else the English, in course order."""
+        mine = self.translations.get(lang, {})
+        return {slug: mine.get(slug, lesson) for slug, lesson in self.lessons.items()}
 
     def memo(self, key: object, build: Callable[[Course], T]) -> T:
         """Return build(self), built once for this loaded course (the bank, a rendered page).
@@ -119,7 +132,10 @@ def load_outline(path: Path) -> Course:
                 raise LessonError(f"{where}: lesson {entry.slug!r} is listed twice")
             entries[entry.slug] = entry
             slugs.append(entry.slug)
-        sections.append(Section(raw["title"], tuple(slugs)))
+        titles = {k[len("title_") :]: v for k, v in raw.items() if k.startswith("title_")}
+        if not all(isinstance(v, str) and v.strip() for v in titles.values()):
+            raise LessonError(f"{where}: section {s}: every title_<language> must be a text")
+        sections.append(Section(raw["title"], tuple(slugs), titles))
     tags = data.get("tags") or {}
     if not isinstance(tags, dict):
         raise LessonError(f"{where}: 'tags' must map each tag to the lesson that teaches it")

@@ -13,6 +13,7 @@ rendered; a problem raises `DirectiveError` and the renderer names the lesson an
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from urllib.parse import urlencode
 
 from app.collectives import MAX_RANKS, Limits
 from app.collectives.parameters import MAX_BUFFER_CELLS
+from app.i18n.catalog import translate
 
 from .diagrams import DiagramError, render_diagram
 from .loader import Course, LessonError
@@ -58,6 +60,7 @@ class Context:
     quiz_dir: Path
     inline: Callable[[str], str]  # render one line of Markdown to HTML
     lab_limits: Limits = LESSON_LAB_LIMITS  # the site's (its settings) when it renders
+    language: str = "en"  # the page's: the UI words around a live element are in it
     counter: int = 0
     live: list[str] = field(default_factory=list)  # "lab:allreduce/ring", "calc:ddp", ...
 
@@ -131,8 +134,15 @@ def render_lab(d: Directive, ctx: Context) -> str:
     mode = {"predict": "1"} if params.get("predict") == "1" else {}  # the lab opens predicting too
     lab = urlencode({"collective": collective, "algorithm": algorithm, **engine, **mode})
     name = f"{COLLECTIVES[collective].title}, {algorithm.replace('_', ' ')}"
-    title = f"Live animation: {name}, {ranks} ranks"
-    text = caption or f"{name} on {ranks} ranks. {entries[(collective, algorithm)]['description']}"
+    _ = functools.partial(translate, ctx.language)
+    title = _("Live animation: %(name)s, %(ranks)s ranks", name=name, ranks=ranks)
+    text = caption or _(
+        "%(name)s on %(ranks)s ranks. %(description)s",
+        name=name,
+        ranks=ranks,
+        description=_(entries[(collective, algorithm)]["description"]),
+    )
+    open_lab = _("Open in the lab")
     ctx.live.append(f"lab:{collective}/{algorithm}")
     return (
         f'<figure class="live live-lab" data-live="lab">'
@@ -140,7 +150,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"{_still(d.target, ranks, ctx)}"
         f"<figcaption>{ctx.inline(text)} "
-        f'<a class="live-open" href="/lab?{escape(lab)}">Open in the lab</a></figcaption>'
+        f'<a class="live-open" href="/lab?{escape(lab)}">{open_lab}</a></figcaption>'
         f"</figure>"
     )
 
@@ -158,9 +168,16 @@ def _still(target: str, ranks: int, ctx: Context) -> str:
     if target != "allreduce/ring":
         return ""
     drawn = min(ranks, STILL_RANKS)
-    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid())
-    same = "The animation" if drawn == ranks else f"The same algorithm on {drawn} ranks"
-    note = f"{same}, frame by frame: {escape(strip.caption)}"
+    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid(), ctx.language)
+    _ = functools.partial(translate, ctx.language)
+    if drawn == ranks:
+        note = _("The animation, frame by frame: %(caption)s", caption=escape(strip.caption))
+    else:
+        note = _(
+            "The same algorithm on %(ranks)s ranks, frame by frame: %(caption)s",
+            ranks=drawn,
+            caption=escape(strip.caption),
+        )
     return f'<div class="live-still">{strip.svg}<p class="live-still-note">{note}</p></div>'
 
 
@@ -204,15 +221,21 @@ def render_calc(d: Directive, ctx: Context) -> str:
     label = _check_calculator(name, {k: v for k, v in params.items() if k != "theme"})
     query = urlencode(params)
     src = f"/embed/calc/{name}" + (f"?{query}" if query else "")
-    sentence = label if label.endswith(("?", ".", "!")) else f"{label}."
-    text = caption or f"{sentence} Change the inputs; the numbers come from the cost model."
+    _ = functools.partial(translate, ctx.language)
+    label = _(label)
+    sentence = label if label.endswith(("?", ".", "!", "？", "。")) else f"{label}."
+    text = caption or _(
+        "%(sentence)s Change the inputs; the numbers come from the cost model.", sentence=sentence
+    )
+    frame_title = _("Calculator: %(name)s", name=label)
+    open_calc = _("Open the calculator")
     ctx.live.append(f"calc:{name}")
     return (
         f'<figure class="live live-calc" data-live="calc">'
-        f'<div class="live-frame"><iframe src="{escape(src)}" title="Calculator: {escape(label)}" '
+        f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(frame_title)}" '
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"<figcaption>{ctx.inline(text)} "
-        f'<a class="live-open" href="{escape(src)}">Open the calculator</a></figcaption>'
+        f'<a class="live-open" href="{escape(src)}">{open_calc}</a></figcaption>'
         f"</figure>"
     )
 
@@ -240,7 +263,7 @@ def render_diagram_directive(d: Directive, ctx: Context) -> str:
     params = dict(d.params)
     caption = params.pop("caption", None)
     try:
-        diagram = render_diagram(d.target, params, ctx.uid())
+        diagram = render_diagram(d.target, params, ctx.uid(), ctx.language)
     except DiagramError as exc:
         raise DirectiveError(f"@diagram: {exc}") from None
     return (
@@ -269,7 +292,7 @@ def render_quiz(d: Directive, ctx: Context) -> str:
         raise DirectiveError(f"@quiz: {exc}") from None
     if count is not None:
         questions = questions[: int(count)]
-    return render_self_check(slug, questions)
+    return render_self_check(slug, questions, ctx.language)
 
 
 RENDERERS: dict[str, Callable[[Directive, Context], str]] = {

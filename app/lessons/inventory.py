@@ -90,7 +90,7 @@ def caption_problems(lessons: list[Lesson]) -> list[str]:
         for embed in take_inventory(lesson).embeds:
             if embed.name not in ("lab", "calc"):
                 continue
-            if "?" not in embed.caption:
+            if "?" not in embed.caption and "？" not in embed.caption:  # Chinese: full-width
                 problems.append(
                     f"{embed.place(lesson)}: @{embed.name} {embed.target}: the caption must ask "
                     f"the reader something (a '?'); got {embed.caption!r}"

@@ -8,17 +8,19 @@ left out of the course and its error kept for the author; the other lessons stay
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.collectives import Limits
 from app.course import Course, Lesson, LessonError, Section, current_course
 from app.course.glossary import Term, load_glossary
+from app.i18n import DEFAULT
 
 from .directives import LESSON_LAB_LIMITS
 from .inventory import take_inventory
 from .pacing import NO_TIME, Pacing, lesson_pacing
-from .render import RenderedLesson, render_lesson
+from .render import RenderedLesson, heading_anchors, render_lesson
 from .search import MAX_TERMS, SearchIndex, Snippet, words
 
 MAX_QUERY = 200
@@ -63,12 +65,21 @@ class SearchHit:
 
 
 class Library:
-    """Every lesson in `directory` (with its course.yaml and quizzes/), ready to serve."""
+    """Every lesson in `directory` (with its course.yaml and quizzes/), ready to serve, in one
+    language: `in_language` gives the same library as a reader of another language sees it
+    (each lesson's translation in lessons/<lang>/ where there is one, else the English)."""
 
     def __init__(self, directory: Path, lab_limits: Limits = LESSON_LAB_LIMITS) -> None:
         self.directory = Path(directory)
         self.lab_limits = lab_limits  # the largest run a @lab may draw: the site's settings
         self.course: Course | None = None
+        self.language = DEFAULT
+
+    def in_language(self, lang: str) -> Library:
+        """This library (as refreshed now) in `lang`."""
+        view = copy.copy(self)
+        view.language = lang
+        return view
 
     @property
     def quiz_dir(self) -> Path:
@@ -76,8 +87,15 @@ class Library:
 
     @property
     def lessons(self) -> dict[str, Lesson]:
-        """The lessons that load, in course order."""
-        return self.course.lessons
+        """The lessons that load, in course order, in this library's language."""
+        if self.language == DEFAULT:
+            return self.course.lessons
+        lang = self.language
+        return self.course.memo(("lessons", lang), lambda course: course.lessons_in(lang))
+
+    def translated(self, slug: str) -> bool:
+        """Is lesson `slug` shown in this library's language (not the English fallback)?"""
+        return self.language == DEFAULT or slug in self.course.translations[self.language]
 
     @property
     def errors(self) -> dict[str, str]:
@@ -97,7 +115,10 @@ class Library:
     def sections(self) -> list[tuple[Section, list[Lesson]]]:
         """Pair every section of course.yaml with its lessons that exist, in course order."""
         return [
-            (section, [self.lessons[s] for s in section.slugs if s in self.lessons])
+            (
+                replace(section, title=section.title_in(self.language)),
+                [self.lessons[s] for s in section.slugs if s in self.lessons],
+            )
             for section in self.course.sections
         ]
 
@@ -110,16 +131,21 @@ class Library:
         return previous, following
 
     def rendered(self, slug: str, instructor: bool = False) -> RenderedLesson:
-        """Render a lesson once per (slug, view) and keep it until a file changes."""
+        """Render a lesson once per (slug, view, language) and keep it until a file changes.
+        A translation's headings take the English's anchors, so links land alike."""
+        lesson, lang = self.lessons[slug], self.language
+        anchors = None if lang == DEFAULT else heading_anchors(self.course.lessons[slug].body)
         return self.course.memo(
-            ("rendered", slug, instructor),
+            ("rendered", slug, instructor, lang),
             lambda course: render_lesson(
-                course.lessons[slug],
+                lesson,
                 course,
                 quiz_dir=self.quiz_dir,
                 instructor=instructor,
                 strict=False,
                 lab_limits=self.lab_limits,
+                anchors=anchors,
+                language=lang,
             ),
         )
 
@@ -170,7 +196,10 @@ class Library:
 
     def search_index(self) -> SearchIndex:
         """The full-text index of the lessons loaded now, built on the first search after a load."""
-        return self.course.memo("search index", lambda course: SearchIndex(course.lessons.values()))
+        lessons = self.lessons
+        return self.course.memo(
+            ("search index", self.language), lambda course: SearchIndex(lessons.values())
+        )
 
     def search(self, query: str, limit: int = 20) -> list[SearchHit]:
         """Find the lessons holding every word of `query` in their full text, best first.

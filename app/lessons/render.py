@@ -9,6 +9,7 @@ instead of raising.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
@@ -161,8 +162,13 @@ def render_markdown(
     first_line: int = 1,
     ctx: directives.Context | None = None,
     instructor: bool = False,
+    anchors: Sequence[str] | None = None,
 ) -> tuple[str, list[Token], list[str]]:
-    """Render Markdown to unsanitized HTML; return (html, tokens, problems)."""
+    """Render Markdown to unsanitized HTML; return (html, tokens, problems).
+
+    anchors: the heading ids to use, in order (a translation takes its English twin's, so a
+    link to /lessons/<slug>#<anchor> lands on the same section in every language).
+    """
     md = markdown()
     text, container_problems = normalise_containers(text)
     walk = _Walk(where, first_line, ctx)
@@ -170,10 +176,34 @@ def render_markdown(
         walk.problem(line, message)
     env: dict = {}
     tokens = md.parse(text, env)
+    if anchors is not None:
+        _set_anchors(tokens, anchors)
     if not instructor:
         tokens = drop_instructor_notes(tokens)
     tokens = walk.run(tokens)
     return md.renderer.render(tokens, md.options, env), tokens, walk.errors
+
+
+def heading_anchors(text: str) -> list[str]:
+    """The ids of a lesson's h2 and h3 headings in order, instructor notes included."""
+    return [
+        t.attrs.get("id", "")
+        for t in lesson_tokens(text, instructor=True)
+        if t.type == "heading_open" and t.tag in ("h2", "h3")
+    ]
+
+
+def _set_anchors(tokens: list[Token], anchors: Sequence[str]) -> None:
+    """Give the h2/h3 headings the ids `anchors` lists, in order, and their ¶ links too."""
+    headings = [
+        i for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag in ("h2", "h3")
+    ]
+    for i, anchor in zip(headings, anchors, strict=False):
+        old = tokens[i].attrs.get("id")
+        tokens[i].attrs["id"] = anchor
+        for child in tokens[i + 1].children or []:
+            if child.type == "link_open" and child.attrs.get("href") == f"#{old}":
+                child.attrs["href"] = f"#{anchor}"
 
 
 def lesson_tokens(text: str, instructor: bool = False) -> list[Token]:
@@ -208,6 +238,8 @@ def render_lesson(
     instructor: bool = False,
     strict: bool = True,
     lab_limits: Limits = directives.LESSON_LAB_LIMITS,
+    anchors: Sequence[str] | None = None,
+    language: str = "en",
 ) -> RenderedLesson:
     """Render a lesson's body. strict: raise LessonRenderError listing every problem.
 
@@ -219,9 +251,15 @@ def render_lesson(
         quiz_dir=quiz_dir,
         inline=lambda text: render_fragment(text, inline=True),
         lab_limits=lab_limits,
+        language=language,
     )
     html, tokens, problems = render_markdown(
-        lesson.body, where=lesson.where, first_line=lesson.body_line, ctx=ctx, instructor=instructor
+        lesson.body,
+        where=lesson.where,
+        first_line=lesson.body_line,
+        ctx=ctx,
+        instructor=instructor,
+        anchors=anchors,
     )
     # Objectives and key points are Markdown too (the page renders them); check their math.
     for name in ("objectives", "key_points"):

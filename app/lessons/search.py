@@ -8,7 +8,10 @@ notes are left out, as the learner's page leaves them out.
 
 A word is a run of letters, digits and underscores, so identifiers such as NCCL_ALGO, LL128
 and NCCL_DEBUG_SUBSYS stay whole. Words are kept in lower case and a query word matches every
-indexed word it begins: "nccl_algo" finds NCCL_ALGO, "shar" finds SHARP.
+indexed word it begins: "nccl_algo" finds NCCL_ALGO, "shar" finds SHARP. Chinese is written
+without spaces, so a run of Chinese characters is indexed as its overlapping pairs (character
+bigrams): 全规约 is 全规 and 规约, and a query finds the lessons that hold all of its pairs, which
+is to say (almost always) the query itself. A one-character query matches the pairs it begins.
 
 A lesson matches when it holds every word of the query. It ranks by where each word is
 found, title above tags above headings above the text, and an exact word above a longer
@@ -30,11 +33,14 @@ from . import directives
 from .loader import Lesson
 from .render import inline_text, lesson_tokens
 
-WORD = re.compile(r"\w+")
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+WORD = re.compile(rf"[{CJK}]+|[^\W{CJK}]+")
+CJK_CHAR = re.compile(rf"[{CJK}]")
 # A sentence ends at . ! or ? before a capital, a digit or an opening mark, except after an
-# abbreviation that ends in a full stop.
+# abbreviation that ends in a full stop; or at a Chinese full stop, ! or ?.
 SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<=[.!?])\s+(?=[\"'(\[`*]?[A-Z0-9$])"
+    r"|(?<=[。！？])\s*"
 )
 MAX_TERMS = 10  # query words looked up; the rest are ignored
 MAX_EXPANSIONS = 200  # indexed words one query prefix may stand for
@@ -77,9 +83,23 @@ class Match:
     snippets: tuple[Snippet, ...]
 
 
+def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """Yield (start, end, word) for every word of `text` as the index keeps it: lower case,
+    a run of Chinese characters as its overlapping pairs."""
+    for m in WORD.finditer(text):
+        run = m.group()
+        if not CJK_CHAR.match(run):
+            yield m.start(), m.end(), run.lower()
+        elif len(run) == 1:
+            yield m.start(), m.end(), run
+        else:
+            for i in range(len(run) - 1):
+                yield m.start() + i, m.start() + i + 2, run[i : i + 2]
+
+
 def words(text: str) -> list[str]:
     """Return the lower-case words of `text` as the index keeps them."""
-    return [w.lower() for w in WORD.findall(text)]
+    return [word for _, _, word in word_spans(text)]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -249,9 +269,13 @@ class SearchIndex:
 def snippet(text: str, terms: list[str], heading: tuple[str, str] | None) -> Snippet:
     """Mark every word of `text` that a term begins; cut a long sentence around the first."""
     prefixes = tuple(terms)
-    marks = [
-        (m.start(), m.end()) for m in WORD.finditer(text) if m.group().lower().startswith(prefixes)
-    ]
+    marks: list[tuple[int, int]] = []
+    for start, end, word in word_spans(text):
+        if word.startswith(prefixes):
+            if marks and start <= marks[-1][1]:  # a Chinese pair overlapping the last mark
+                marks[-1] = (marks[-1][0], max(end, marks[-1][1]))
+            else:
+                marks.append((start, end))
     if len(text) > SNIPPET_CHARS:
         text, marks = _cut(text, marks)
     return Snippet(text, tuple(marks), heading)

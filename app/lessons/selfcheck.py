@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 
 from app.course import Course, LessonError
+from app.i18n.catalog import translate
 from app.quiz.questions import Question
 from app.quiz.schema import display, read_quiz_file
 
@@ -28,7 +29,7 @@ def load_quiz(path: Path, course: Course) -> list[Question]:
     return questions
 
 
-def render_self_check(slug: str, questions: list[Question]) -> str:
+def render_self_check(slug: str, questions: list[Question], language: str = "en") -> str:
     """Show the self-check as a server-graded quiz: no question text and no answer in the page.
 
     static/js/quiz.js (the /quiz runner, see docs/quiz.md) fetches N questions as long as the
@@ -39,12 +40,19 @@ def render_self_check(slug: str, questions: list[Question]) -> str:
     lesson.
     """
     count = len(questions)
-    plural = "s" if count != 1 else ""
+    link = f'<a href="/quiz?topics={escape(slug)}">'
+    fallback = translate(
+        language,
+        "%(count)s self-check questions on this lesson: %(link)sanswer them on the quiz "
+        "page%(end)s, graded on the server, with an explanation for every option.",
+        count=count,
+        link=link,
+        end="</a>",
+    )
+    label = translate(language, "Self-check questions")
     return (
         f'<section class="self-check quiz-embed" data-quiz="{escape(slug)}" '
         f'data-quiz-lesson="{escape(slug)}" data-quiz-count="{count}" '
-        f'aria-label="Self-check questions">'
-        f'<p class="quiz-embed-fallback">{count} self-check question{plural} on this lesson: '
-        f'<a href="/quiz?topics={escape(slug)}">answer them on the quiz page</a>, graded on the '
-        f"server, with an explanation for every option.</p></section>"
+        f'aria-label="{escape(label)}">'
+        f'<p class="quiz-embed-fallback">{fallback}</p></section>'
     )

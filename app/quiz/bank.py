@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.course import LESSONS_DIR, Course, LessonError, current_course, load_course
 
-from .questions import DIFFICULTIES, KINDS, Question
+from .questions import DIFFICULTIES, KINDS, Question, in_language
 from .schema import read_quiz_file
 
 
@@ -35,10 +35,20 @@ class Bank:
     questions: tuple[Question, ...]
     course: Course
     files: tuple[str, ...]
+    language: str = "en"
     by_id: dict[str, Question] = field(init=False, compare=False)
+    _languages: dict[str, Bank] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {q.id: q for q in self.questions})
+        object.__setattr__(self, "_languages", {self.language: self})
+
+    def in_language(self, lang: str) -> Bank:
+        """The same bank as a learner reading `lang` sees it: same ids, order and answers."""
+        if lang not in self._languages:
+            questions = tuple(in_language(q, lang) for q in self.questions)
+            self._languages[lang] = Bank(questions, self.course, self.files, lang)
+        return self._languages[lang]
 
     def topics(self) -> list[dict]:
         """List every lesson in course order with its title, section and question counts."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -40,12 +41,23 @@ from . import generators
 from .generators import NumericSpec, TemplateError
 from .questions import DIFFICULTIES, KINDS, Option, Pair, Question
 from .text import TextError, render
+from .translation import read_translations
 
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 LESSON_REF = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)(?:#([A-Za-z0-9_-]+))?$")
 MAX_TEXT = 4000
 
-COMMON = {"id", "kind", "difficulty", "tags", "seed_questions", "prompt", "lesson", "explanation"}
+COMMON = {
+    "id",
+    "kind",
+    "difficulty",
+    "tags",
+    "seed_questions",
+    "prompt",
+    "lesson",
+    "explanation",
+    "zh",
+}
 BY_KIND = {
     "single": {"options"},
     "multiple": {"options"},
@@ -185,9 +197,10 @@ def _question(raw, file: str, file_lesson: str | None, course: Course) -> Questi
         explanation=f.text("explanation", required=kind == "order"),
     )
     try:
-        return Question(**common, **_by_kind(f, kind, raw))
+        question = Question(**common, **_by_kind(f, kind, raw))
     except TemplateError as exc:
         raise _Problem(str(exc)) from None
+    return replace(question, translations=read_translations(question, raw, f.text, f.fail))
 
 
 def _lesson(f: _Fields, value, file_lesson, tags, course: Course) -> tuple[str, str | None]:

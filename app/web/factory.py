@@ -55,7 +55,7 @@ def _add_measured_presets(app: Flask) -> None:
 
 def _init_http(app: Flask) -> None:
     """Register the blueprints and the middleware every HTTP response passes through."""
-    from . import compression, errors, headers
+    from . import compression, errors, headers, i18n
     from .api import costs, simulate
     from .api import nccl_log as nccl_log_api
     from .api import nccl_model as nccl_model_api
@@ -77,6 +77,7 @@ def _init_http(app: Flask) -> None:
         toolkit,
     )
 
+    i18n.init_app(app)  # the page's language (Flask-Babel), before any view renders
     compression.init_app(app)  # plotly.js: 1.5 MB on disk, about 0.5 MB on the wire
     pages = (home, lab, calculators, lessons, quiz, classroom, toolkit, nccl_tests, nccl_log)
     pages += (measure, race)

@@ -84,7 +84,7 @@
       const dark = root.dataset.theme === "dark";
       if (!button) return;
       button.setAttribute("aria-pressed", String(dark));
-      button.textContent = dark ? "Light theme" : "Dark theme";
+      button.textContent = dark ? _("Light theme") : _("Dark theme");
     };
     label();
     if (button) {

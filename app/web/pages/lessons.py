@@ -15,6 +15,7 @@ from app.lessons.markdown import slugify
 from app.lessons.pacing import hours
 from app.lessons.render import render_fragment
 from app.web import params
+from app.web.i18n import page_language
 
 bp = Blueprint("lessons", __name__)
 
@@ -22,13 +23,14 @@ EXTENSION_KEY = "collective_lab.lessons"
 
 
 def library() -> Library:
-    """Return this app's lesson library (LESSONS_DIR, default ./lessons), refreshed."""
+    """Return this app's lesson library (LESSONS_DIR, default ./lessons), refreshed, in the
+    page's language."""
     lib = current_app.extensions.get(EXTENSION_KEY)
     if lib is None:
         directory = current_app.config.get("LESSONS_DIR") or LESSONS_DIR
         limits = params.page_limits(current_app.config)
         lib = current_app.extensions[EXTENSION_KEY] = Library(Path(directory), limits)
-    return lib.refresh()
+    return lib.refresh().in_language(page_language())
 
 
 @bp.app_template_filter("lesson_inline")

@@ -35,7 +35,7 @@ DEFAULT_QUERY = {
     "oversubscription": "2",
 }
 # The page's own keys, which are not the race's: how it plays and looks.
-PAGE_KEYS = ("mode", "speed", "autoplay", "theme")
+PAGE_KEYS = ("mode", "speed", "autoplay", "theme", "lang")
 
 
 @lru_cache(maxsize=4)

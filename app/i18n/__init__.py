@@ -1,0 +1,27 @@
+"""The app's languages, and the rules a translation must keep to be the same text.
+
+`LANGUAGES` lists what the app speaks (English first: the default and the source of every
+translation). `twins` holds the checks a translated lesson, question or glossary entry must pass
+against its English original: the same numbers, formulas, placeholders and live elements.
+Pure Python; the web layer's language choice (Flask-Babel) is in `app.web.i18n`.
+"""
+
+LANGUAGES = ("en", "zh")
+DEFAULT = "en"
+NAMES = {"en": "English", "zh": "中文"}
+HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+
+
+def language(value: str | None) -> str:
+    """Return a known language for `value` ("zh", "zh-CN", "zh_Hans", "EN"...), else English."""
+    if not value:
+        return DEFAULT
+    base = value.replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else DEFAULT
+
+
+def N_(message: str) -> str:
+    """Mark a UI string in a module that has no request (the catalog of algorithms, a
+    calculator's labels) so `make messages` extracts it; the page translates it where it is
+    shown, with `_(text)` in the web layer or `catalog.translate(lang, text)`."""
+    return message
