@@ -26,6 +26,7 @@ import socketio
 from flask import Flask
 
 from app.collectives import CollectiveError, simulate
+from app.i18n.errors import translate_error
 
 from .. import params
 from ..errors import InputError
@@ -124,8 +125,9 @@ class _Handlers:
                 max_ranks=self.app.config["LAB_MAX_RANKS"],
                 max_cells=self.app.config["LAB_MAX_CELLS"],
             )
-        except InputError as e:
-            return {"ok": False, "error": str(e)}
+        except InputError as e:  # said in the connection's language (app/i18n/errors.py)
+            lang = language.of(self.server, sid, NAMESPACE)
+            return {"ok": False, "error": translate_error(lang, str(e))}
         if self._too_far_behind(sid):
             return {"ok": False, "error": "your connection is not keeping up: disconnected"}
         try:
@@ -278,6 +280,7 @@ class _Outbox:
 
     def fail(self, message: str) -> None:
         """End the run with sim_error `message` (nothing if it was cancelled)."""
+        message = translate_error(self.run.lang, message)
         payload = Encoded(encode({"error": message}), self.run.run_id)
         self.run.end_with(
             lambda: send_queue.emit_to(self.server, self.run.sid, "sim_error", payload)
