@@ -44,8 +44,8 @@
   function call(socket, event, payload) {
     return new Promise((resolve) => {
       socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (err, ack) => {
-        if (err) resolve({ ok: false, error: "the server did not answer; try again" });
-        else resolve(ack && typeof ack === "object" ? ack : { ok: false, error: "the server refused it" });
+        if (err) resolve({ ok: false, error: _("the server did not answer; try again") });
+        else resolve(ack && typeof ack === "object" ? ack : { ok: false, error: _("the server refused it") });
       });
     });
   }
