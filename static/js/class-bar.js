@@ -47,7 +47,7 @@
       this.presenting = Boolean(on);
       document.body.classList.toggle("presenter", this.presenting);
       this.ui.presenter.setAttribute("aria-pressed", String(this.presenting));
-      this.ui.presenter.firstChild.textContent = `${this.presenting ? _("Leave presenter mode") : _("Presenter mode")} `;
+      this.ui.presenter.firstChild.textContent = (this.presenting ? _("Leave presenter mode") : _("Presenter mode")) + " ";
       if (this.presenting) global.scrollTo(0, 0); // the code, then the lab
       if (this.presenting && fullscreenSupported() && !document.fullscreenElement) {
         document.documentElement.requestFullscreen().catch(() => {

@@ -24,7 +24,7 @@
 
   button.addEventListener("click", async () => {
     button.disabled = true;
-    const ack = await CL.classCall(link.socket, "room_create", {});
+    const ack = await CL.classCall(link.socket, "room_create", { lang: CL.lang });
     if (!ack.ok) {
       showError(_("Could not start a class: {error}", { error: ack.error }));
       button.disabled = false;
