@@ -85,6 +85,7 @@ def _other_languages(bank: Bank, secret: str, record: dict, q: Question, replay,
         rng.setstate(replay)
         question = public(theirs, theirs.by_id[q.id], poll_key(secret, record["poll_id"]), rng,
                           drawn=drawn)  # fmt: skip
+        question.update(record["signed"])  # one signed draw: a token is signed afresh each time
         key = _answer_key(theirs, secret, {**record, "question": question})
         texts[lang] = {"question": question, "why": key["why"], "detail": key["detail"]}
     return texts
