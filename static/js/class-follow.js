@@ -7,10 +7,16 @@
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
+  // A collective's or algorithm's name as the lab's own menu shows it (in the page's language).
+  function label(select, id) {
+    const option = [...((document.getElementById(select) || {}).options || [])].find((o) => o.value === id);
+    return option ? option.textContent.trim() : String(id).replace(/_/g, " ");
+  }
+
   // What the teacher shows, one whole sentence per case (word order differs between languages).
   function shownRun(state) {
     const v = {
-      collective: state.collective, algorithm: String(state.algorithm).replace(/_/g, " "),
+      collective: label("collective", state.collective), algorithm: label("algorithm", state.algorithm),
       ranks: state.ranks, step: state.step,
     };
     if (state.step === 0) {
@@ -40,8 +46,8 @@
     receive(state, seq) {
       if (this.latest && typeof seq === "number" && seq <= this.latest.seq) return;
       this.latest = { state, seq: typeof seq === "number" ? seq : -1 };
+      if (this.following && state) this._show(state); // first: the lab's menus then name its run
       this._describe();
-      if (this.following && state) this._show(state);
     }
 
     explore() {

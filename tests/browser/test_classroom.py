@@ -330,3 +330,27 @@ def test_play_pause_and_speed_are_mirrored(server, open_page):
     counter_is(student, counter(teacher))
     assert student.locator(play).get_attribute("aria-pressed") == "false"
     assert teacher.console_errors == [] and student.console_errors == []
+
+
+def test_a_zh_and_an_en_student_answer_one_poll_each_in_their_language(server, open_page):
+    teacher, en = class_of_one(open_page, server.url)
+    code = teacher.locator('[data-role="class"]').get_attribute("data-code")
+    zh = open_page(**PHONE)
+    join_as_student(zh, f"{server.url}/class/{code}?lang=zh", "李雷")
+    teacher.click('[data-role="poll-predict"]')  # a predict question about the run on screen
+    for page in (zh, en):
+        page.wait_for_selector(f"{CARD} label[data-option-id]")
+        answer(page, page.locator(f"{CARD} label[data-option-id]").first.get_attribute(
+            "data-option-id"))  # fmt: skip
+    text_is(teacher, '[data-role="poll-answered"]', "2 of 2 answered")
+    assert zh.locator('[data-role="poll-send"]').inner_text() == "修改我的答案"
+    assert "答案已记录" in zh.locator('[data-role="poll-recorded"]').inner_text()
+    teacher.click('[data-role="poll-reveal"]')
+    for page in (zh, en):
+        page.wait_for_function("() => document.querySelector('[data-role=poll-card]')"
+                               ".dataset.state === 'revealed'")  # fmt: skip
+    assert zh.locator('[data-role="poll-right"]').inner_text().startswith("正确答案：")
+    assert en.locator('[data-role="poll-right"]').inner_text().startswith("Right answer: ")
+    assert "2 人作答" in zh.locator(f'{CARD} [data-role="poll-chart-text"]').inner_text()
+    assert no_sideways_scroll(zh)
+    assert zh.console_errors == [] and en.console_errors == [] and teacher.console_errors == []
