@@ -80,6 +80,8 @@ def test_refusals_and_the_poll_note_reach_a_member_in_its_language(klass):
         "room_join", {"code": klass.code, "teacher_token": klass.token, "lang": "zh"}
     )
     assert joined["role"] == "teacher"
+    refused = klass.drive(ranks=65)["error"]  # the lab's own gate, in its Chinese shape
+    assert refused.startswith("state: ranks ") and CJK.search(refused), refused
     klass.drive(step=1)
     note = klass.teach("poll_open", question_id="predict-next-step")["note"]
     assert CJK.search(note) and "2" in note, note

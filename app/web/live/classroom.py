@@ -33,6 +33,7 @@ from app.classroom.rooms import Classroom, Joined
 from app.classroom.store import HEARTBEAT_EVERY_S, Store, StoreUnavailable
 from app.i18n import DEFAULT, LANGUAGES, N_
 from app.i18n.catalog import translate
+from app.i18n.errors import translate_error
 from app.quiz import current_bank
 
 from ..guard.clients import Clients
@@ -105,7 +106,7 @@ def _acked(handler, language):
             return {"ok": True, **handler(sid, data)}
         except ClassError as e:
             lang = language(sid, handler.__name__, data)
-            return {"ok": False, "error": f"{e.field}: {translate(lang, e.message, **e.values)}"}
+            return {"ok": False, "error": f"{e.field}: {said(lang, e)}"}
         except RateLimited as e:
             lang = language(sid, handler.__name__, data)
             error = str(e) if lang == DEFAULT else translate(lang, TOO_MANY, wait=e.wait_s)
@@ -119,6 +120,12 @@ def _acked(handler, language):
             return {"ok": False, "error": translate(language(sid, "", None), FAILED)}
 
     return wrapper
+
+
+def said(lang: str, e: ClassError) -> str:
+    """What `e` says after its field, in `lang`: its catalog message, or, for the English a
+    check elsewhere wrote (the lab's gate on `state`, the quiz's on `answer`), its shape's."""
+    return translate_error(lang, translate(lang, e.message, **e.values))
 
 
 def _single(args: tuple) -> object:
