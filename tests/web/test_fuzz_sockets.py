@@ -686,7 +686,7 @@ CLASS_CONFIG = {
 }
 CLASS_FIELDS = (
     "payload", "code", "name", "teacher_token", "member_id", "state", "question_id",
-    "poll_id", "answer", "role",
+    "poll_id", "answer", "role", "lang",
 )  # fmt: skip
 CLASS_KEYS = st.one_of(
     st.sampled_from(CLASS_FIELDS[1:]), st.text(ALL_CHARS, max_size=8).map(JUNK.__add__)
@@ -716,7 +716,8 @@ def check_class_ack(ack: object, event: str, args: tuple) -> None:
     assert CLASS_BROKEN not in error, f"{what} -> {ack!r}"
     field, _, rest = error.partition(": ")
     named = field in CLASS_FIELDS or field.startswith(("state", "answer."))
-    unknown = field.startswith('"') and rest.startswith("unknown field of ")  # the key, quoted
+    # the key, quoted; in the language the event or the member's join asked for
+    unknown = field.startswith('"') and rest.startswith(("unknown field of ", f"{event} "))
     assert named or unknown, f"{what}: the error names no field: {error!r}"
 
 
@@ -764,8 +765,8 @@ class Classroom:
 
 
 STUDENT_BASES = {
-    "room_create": {},
-    "room_join": {"name": "Ada", "member_id": "member-0001"},
+    "room_create": {"lang": "zh"},
+    "room_join": {"name": "Ada", "member_id": "member-0001", "lang": "zh"},
     "room_leave": {},
     "room_drive": {"teacher_token": "forged", "state": CLASS_STATE},
     "poll_open": {"teacher_token": "forged", "question_id": "predict-next-step"},
