@@ -46,7 +46,7 @@
       case "bandwidth": return formatBandwidth(value, units.bandwidth);
       case "ratio": return sig(value, 4);
       case "percent": return sig(value, 3) + " %";
-      case "count": return Number(value).toLocaleString("en-US");
+      case "count": return CL.formatNumber(Number(value));
       default: return String(value).replace(/_/g, " ");
     }
   }
