@@ -119,7 +119,7 @@ COLUMNS = [
     (N_("ready"), TIME),
     (N_("start"), TIME),
     (N_("end"), TIME),
-    ("allreduce", TIME),
+    (N_("allreduce"), TIME),
 ]
 LISTED = 50  # the table and timeline list the first and the last LISTED buckets one by one
 

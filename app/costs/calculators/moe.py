@@ -105,7 +105,7 @@ def moe(**values) -> Result:
         ),
         interpretation=_sentence(values, buffer, one, sent, per_layer, per_step),
         table=table(
-            [("all-to-all", "text"), (N_("bytes sent per GPU"), BYTES), (N_("time"), TIME)],
+            [(N_("all-to-all"), "text"), (N_("bytes sent per GPU"), BYTES), (N_("time"), TIME)],
             [[name, sent, one.time_s] for name in PASSES],
         ),
         charts=(
