@@ -40,3 +40,18 @@ def N_(message: str, **values: object) -> str:
     phrase = Phrase(message % values if values else message)
     phrase.message, phrase.values = message, values
     return phrase
+
+
+def sentences(first: str, *then: str) -> str:
+    """Marked sentences one after another: a space between them in English, as the
+    translation of "%(first)s %(then)s" says in another language."""
+    if not then:
+        return first
+    return N_("%(first)s %(then)s", first=first, then=sentences(*then))
+
+
+def listing(first: str, *rest: str) -> str:
+    """Marked items as a comma list ("a, b, c"), in the page's language's punctuation."""
+    if not rest:
+        return first
+    return N_("%(head)s, %(tail)s", head=first, tail=listing(*rest))

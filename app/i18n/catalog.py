@@ -54,8 +54,10 @@ def translate(lang: str, message: str, **values) -> str:
 
 
 def translate_text(lang: str, text: object) -> object:
-    """`text` in `lang` if it is marked (a `Phrase` from `N_`: its message, translated, with
-    its values filled in); anything else unchanged, so identifiers stay as they are."""
+    """`text` in `lang` if it is marked (a `Phrase` from `N_`: its message translated, filled
+    in with its values, marked ones translated too); anything else unchanged, so identifiers
+    stay as they are."""
     if isinstance(text, Phrase):
-        return translate(lang, text.message, **text.values)
+        values = {k: translate_text(lang, v) for k, v in text.values.items()}
+        return translate(lang, text.message, **values)
     return text

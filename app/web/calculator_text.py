@@ -1,8 +1,8 @@
 """The calculators' words in the page's language: app/costs marks its titles, labels, help
-texts, result labels and word values, table headings, chart titles and legends and notes with
-`N_`, and sends English; the pages and /api/calc translate the marked text here, in the
-request's language, before the JSON leaves. Unmarked text (algorithm and collective names),
-numbers, formulas and the sentence under the answer stay as the cost model wrote them.
+texts, result labels and word values, the sentence under the answer, table headings, chart
+titles and legends and notes with `N_`, and sends English; the pages and /api/calc translate
+the marked text here, in the request's language, before the JSON leaves. Unmarked text
+(algorithm and collective names), numbers and formulas stay as the cost model wrote them.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def spec_text(spec: dict, lang: str | None = None) -> dict:
 
 
 def result_text(result: dict, lang: str | None = None) -> dict:
-    """Return a calculator's result (`Result.as_dict()`) with its labels, word values, table
-    headings and cells, charts' words and notes in `lang` (the request's language by default)."""
+    """Return a calculator's result (`Result.as_dict()`) with its labels, word values, sentence,
+    table headings and cells, charts' words and notes in `lang` (the request's language by
+    default)."""
     words = partial(translate_text, lang or page_language())
     out = {
         **result,
@@ -42,6 +43,7 @@ def result_text(result: dict, lang: str | None = None) -> dict:
             {**o, "label": words(o["label"]), "value": words(o["value"])} for o in result["outputs"]
         ],
         "charts": [_chart(chart, words) for chart in result["charts"]],
+        "interpretation": words(result["interpretation"]),
         "notes": [words(note) for note in result["notes"]],
     }
     table = result.get("table") or {}

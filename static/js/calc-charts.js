@@ -54,7 +54,7 @@
         div.previousElementSibling.textContent = chart.title;
         div.setAttribute("aria-label", chart.title);
         div.dataset.kind = chart.kind;
-        global.Plotly.react(div, traces, layout, CL.CHART_CONFIG);
+        global.Plotly.react(div, traces, layout, CL.CHART_CONFIG).then(() => markIdentifiers(div, chart));
       });
     }
 
@@ -186,6 +186,16 @@
       layout.height = Math.min(layout.height, 200); // two bars
       return { traces, layout };
     }
+  }
+
+  // Algorithm names (snake_case identifiers, drawn with spaces) stay as they are in every
+  // language: the legend or category axis that shows them is marked translate="no".
+  function markIdentifiers(div, chart) {
+    const identifier = (name) => String(name).includes("_");
+    const legend = div.querySelector(".legend");
+    if (legend && (chart.series || []).some((s) => identifier(s.name))) legend.setAttribute("translate", "no");
+    const axis = div.querySelector(".xaxislayer-above");
+    if (axis && (chart.categories || []).some(identifier)) axis.setAttribute("translate", "no");
   }
 
   // A horizontal legend wraps into rows; the figure grows by those rows, so the legend never

@@ -51,5 +51,11 @@
     }
   }
 
-  Object.assign(C, { BITS_PER_BYTE, TIME_SCALE, TIME_LABEL, autoTimeUnit, formatTime, formatValue });
+  // A word value that is an identifier (an algorithm's snake_case name, shown with spaces):
+  // the same in every language, so marked translate="no" where it is shown.
+  function isIdentifier(value, kind) {
+    return kind === "text" && String(value).includes("_");
+  }
+
+  Object.assign(C, { BITS_PER_BYTE, TIME_SCALE, TIME_LABEL, autoTimeUnit, formatTime, formatValue, isIdentifier });
 })(window);

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, listing, sentences
 
 from .. import units
 from ..errors import CostError
@@ -302,20 +302,64 @@ def _terms_chart(m: float, costs: list[Cost]) -> dict:
 
 def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
     """Say who wins here and where the winner changes."""
-    here = (
-        f"At {units.size(m)} on {ranks} ranks, {best.algorithm} is the fastest {collective} "
-        f"({units.seconds(best.time_s)})"
+    bound = (
+        N_("latency") if best.latency_s >= best.bandwidth_s + best.compute_s else N_("bandwidth")
     )
+    facts = {
+        "size": units.size(m),
+        "ranks": ranks,
+        "best": best.algorithm,
+        "collective": collective,
+        "time": units.seconds(best.time_s),
+        "bound": bound,
+    }
     if runner_up and ratio <= 1 + 1e-6:
-        here += f", tied with {runner_up.algorithm}"
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
+            "tied with %(other)s; its time is mostly %(bound)s.",
+            other=runner_up.algorithm,
+            **facts,
+        )
     elif runner_up:
-        here += f", {ratio:.3g}× faster than {runner_up.algorithm}"
-    bound = "latency" if best.latency_s >= best.bandwidth_s + best.compute_s else "bandwidth"
-    here += f"; its time is mostly {bound}. "
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
+            "%(ratio)s× faster than %(other)s; its time is mostly %(bound)s.",
+            ratio=f"{ratio:.3g}",
+            other=runner_up.algorithm,
+            **facts,
+        )
+    else:
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s); "
+            "its time is mostly %(bound)s.",
+            **facts,
+        )
+    high = units.size(HIGH_BYTES)
     if not crossovers:
-        return here + f"{best.algorithm} wins at every size from 1 B to {units.size(HIGH_BYTES)}."
-    changes = ", ".join(
-        f"{c.from_algorithm} → {c.to_algorithm} at {units.size(c.bytes)}" for c in crossovers
+        return sentences(
+            here,
+            N_("%(best)s wins at every size from 1 B to %(high)s.", best=best.algorithm, high=high),
+        )
+    changes = listing(
+        *(
+            N_(
+                "%(before)s → %(after)s at %(size)s",
+                before=c.from_algorithm,
+                after=c.to_algorithm,
+                size=units.size(c.bytes),
+            )
+            for c in crossovers
+        )
     )
-    times = "once" if len(crossovers) == 1 else f"{len(crossovers)} times"
-    return here + f"From 1 B to {units.size(HIGH_BYTES)} the winner changes {times}: {changes}."
+    if len(crossovers) == 1:
+        then = N_(
+            "From 1 B to %(high)s the winner changes once: %(changes)s.", high=high, changes=changes
+        )
+    else:
+        then = N_(
+            "From 1 B to %(high)s the winner changes %(count)s times: %(changes)s.",
+            high=high,
+            count=len(crossovers),
+            changes=changes,
+        )
+    return sentences(here, then)

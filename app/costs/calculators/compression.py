@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..model import Cost, cost
@@ -22,7 +22,7 @@ from .fields import FLOAT, INT, Field, link_fields, link_inputs, within_one_mess
 from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
-ERROR_FEEDBACK = (
+ERROR_FEEDBACK = N_(
     "Error feedback: each worker keeps what the compressor dropped, e = g − C(g), and adds it to "
     "the next step's gradient before compressing, so no part of the gradient is lost, only "
     "delayed. Top-k (DGC's residual accumulation) and PowerSGD need it to converge like "
@@ -229,16 +229,27 @@ def _schemes(values: dict) -> list[Scheme]:
 def _sentence(values: dict, even: BreakEven, topk_sent: float, dense_sent: float) -> str:
     """Say when top-k and PowerSGD pay off, and that both need error feedback."""
     p, m, n, r = values["ranks"], values["rows"], values["cols"], values["powersgd_rank"]
-    return (
-        f"On {p} ranks, top-k at density {values['topk_density']:g} sends "
-        f"{units.size(topk_sent)} per rank against {units.size(dense_sent)} dense: it pays off "
-        f"only below density {even.topk_density:.3g}, because every rank receives every other "
-        f"rank's (value, index) pairs and the allgather grows with p. PowerSGD r={r} on "
-        f"{m}×{n} matrices sends r(m+n) instead of m·n numbers ({even.powersgd_ratio:.3g}× "
-        f"fewer) and stops paying off at r = m·n/(m+n) = {even.powersgd_rank:.4g}; PyTorch only "
-        f"compresses a matrix when the ratio is at least 2 (min_compression_rate). "
-        + ERROR_FEEDBACK
+    topk = N_(
+        "On %(ranks)s ranks, top-k at density %(density)s sends %(topk)s per rank against "
+        "%(dense)s dense: it pays off only below density %(even)s, because every rank receives "
+        "every other rank's (value, index) pairs and the allgather grows with p.",
+        ranks=p,
+        density=f"{values['topk_density']:g}",
+        topk=units.size(topk_sent),
+        dense=units.size(dense_sent),
+        even=f"{even.topk_density:.3g}",
     )
+    powersgd = N_(
+        "PowerSGD r=%(r)s on %(m)s×%(n)s matrices sends r(m+n) instead of m·n numbers "
+        "(%(ratio)s× fewer) and stops paying off at r = m·n/(m+n) = %(even)s; PyTorch only "
+        "compresses a matrix when the ratio is at least 2 (min_compression_rate).",
+        r=r,
+        m=m,
+        n=n,
+        ratio=f"{even.powersgd_ratio:.3g}",
+        even=f"{even.powersgd_rank:.4g}",
+    )
+    return sentences(topk, powersgd, ERROR_FEEDBACK)
 
 
 def _chart(schemes: list[Scheme]) -> dict:

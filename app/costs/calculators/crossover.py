@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..model import Cost, cost
@@ -89,25 +89,38 @@ def _regime(
 ) -> tuple[str, str]:
     """Name the side of M* the message is on, and say what would help there."""
     if m_star is None:
-        return N_("nothing to send"), "With one rank there is nothing to send."
+        return N_("nothing to send"), N_("With one rank there is nothing to send.")
     collective, algorithm, m = values["collective"], values["algorithm"], values["message_bytes"]
-    regime = N_("latency-bound") if m < m_star else N_("bandwidth-bound")
-    sentence = (
-        f"{collective}/{algorithm} on {values['ranks']} ranks is latency-bound below "
-        f"{units.size(m_star)} and bandwidth-bound above it. At {units.size(m)} the "
-        f"latency term is {share:.3g}% of the time, so it is {regime}: "
-        + (
-            "fewer steps (a tree or recursive doubling) would help more than a faster link."
-            if m < m_star
-            else "a faster link or fewer bytes helps; the step count barely matters."
-        )
+    below = m < m_star
+    regime = N_("latency-bound") if below else N_("bandwidth-bound")
+    sides = N_(
+        "%(name)s on %(ranks)s ranks is latency-bound below %(m_star)s and bandwidth-bound "
+        "above it.",
+        name=f"{collective}/{algorithm}",
+        ranks=values["ranks"],
+        m_star=units.size(m_star),
     )
-    if not values["gamma_s_per_byte"]:
-        sentence += (
-            f" At M* the bus bandwidth is half its large-message value "
-            f"({units.bandwidth(peak_busbw / 2)} of {units.bandwidth(peak_busbw)})."
+    here = {"size": units.size(m), "share": f"{share:.3g}"}
+    if below:
+        advice = N_(
+            "At %(size)s the latency term is %(share)s%% of the time, so it is latency-bound: "
+            "fewer steps (a tree or recursive doubling) would help more than a faster link.",
+            **here,
         )
-    return regime, sentence
+    else:
+        advice = N_(
+            "At %(size)s the latency term is %(share)s%% of the time, so it is "
+            "bandwidth-bound: a faster link or fewer bytes helps; the step count barely matters.",
+            **here,
+        )
+    if values["gamma_s_per_byte"]:
+        return regime, sentences(sides, advice)
+    half = N_(
+        "At M* the bus bandwidth is half its large-message value (%(half)s of %(peak)s).",
+        half=units.bandwidth(peak_busbw / 2),
+        peak=units.bandwidth(peak_busbw),
+    )
+    return regime, sentences(sides, advice, half)
 
 
 def _substituted(here: Cost, per_byte: Cost, m_star: float | None) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..model import Cost, algorithms, cost
@@ -323,19 +323,32 @@ class Sync:
     def sentence(self) -> str:
         """Say how much stays exposed, with and without overlap, and what would help."""
         comm, backward = units.seconds(self.comm_s), units.seconds(self.backward_s)
-        return (
-            f"{self.count:,} buckets carry {units.size(self.gradient_bytes)} of gradients; their "
-            f"allreduces take {comm} in all against {backward} of backward. "
-            f"Overlapped, {units.seconds(self.exposed_overlap_s)} stays exposed after backward "
-            f"({self.hidden_pct:.3g}% hidden); without overlap all {comm} is. "
-            + (
+        sync = N_(
+            "%(count)s buckets carry %(size)s of gradients; their allreduces take %(comm)s in "
+            "all against %(backward)s of backward.",
+            count=f"{self.count:,}",
+            size=units.size(self.gradient_bytes),
+            comm=comm,
+            backward=backward,
+        )
+        exposed = N_(
+            "Overlapped, %(exposed)s stays exposed after backward (%(hidden)s%% hidden); "
+            "without overlap all %(comm)s is.",
+            exposed=units.seconds(self.exposed_overlap_s),
+            hidden=f"{self.hidden_pct:.3g}",
+            comm=comm,
+        )
+        if self.comm_s > self.backward_s:
+            advice = N_(
                 "Communication outlasts backward: a faster link, compression or fewer bytes "
                 "(BF16 gradients) would shorten the step; bigger buckets only save latency."
-                if self.comm_s > self.backward_s
-                else "Backward is long enough to hide most of it; what remains is the last "
-                "bucket's allreduce, which cannot start before the first layer's gradients exist."
             )
-        )
+        else:
+            advice = N_(
+                "Backward is long enough to hide most of it; what remains is the last bucket's "
+                "allreduce, which cannot start before the first layer's gradients exist."
+            )
+        return sentences(sync, exposed, advice)
 
     def charts(self, timeline: list[dict]) -> tuple[dict, dict]:
         """Describe the timeline of backward and the allreduces, and the step-time bars."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..model import Cost, cost
@@ -154,29 +154,38 @@ def _ratio(slow: float, fast: float) -> float:
 def _sentence(g: int, n: int, m: float, best: str, times: dict[str, float]) -> str:
     """Say which variant wins and why; on one GPU, that there is nothing to send."""
     if g * n == 1:
-        return (
+        return N_(
             "With one GPU there is nothing to communicate: an allreduce over one rank is its "
             "own input, so every variant takes 0 s. Add GPUs or nodes to compare them."
         )
-    sentence = (
-        f"For {_count(g, 'GPU')} × {_count(n, 'node')} and {units.size(m)}, {best} is fastest "
-        f"({units.seconds(times[best])}; flat ring {units.seconds(times['flat ring'])}). "
+    winner = N_(
+        "For %(gpus)s × %(nodes)s and %(size)s, %(best)s is fastest (%(time)s; flat ring "
+        "%(flat)s).",
+        gpus=N_("%(k)s GPU", k=g) if g == 1 else N_("%(k)s GPUs", k=g),
+        nodes=N_("%(k)s node", k=n) if n == 1 else N_("%(k)s nodes", k=n),
+        size=units.size(m),
+        best=best,
+        time=units.seconds(times[best]),
+        flat=units.seconds(times["flat ring"]),
     )
     if n == 1:
-        return sentence + (
-            "With one node there is no network: the flat ring and (b) stay on the intra-node "
-            "link, where (b) is a ring reduce-scatter then allgather, the same steps and bytes "
-            "as the flat ring, so the two tie."
+        return sentences(
+            winner,
+            N_(
+                "With one node there is no network: the flat ring and (b) stay on the "
+                "intra-node link, where (b) is a ring reduce-scatter then allgather, the same "
+                "steps and bytes as the flat ring, so the two tie."
+            ),
         )
-    return sentence + (
-        f"The flat ring pays the network latency on all 2(p−1) = {2 * (g * n - 1)} steps and "
-        f"pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = {2 * (n - 1)} "
-        f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
+    why = N_(
+        "The flat ring pays the network latency on all 2(p−1) = %(flat_steps)s steps and "
+        "pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = %(steps)s "
+        "network steps and splits the inter-node bytes over g = %(g)s NICs; (a) also has few "
         "network steps but sends all of M through one NIC per node. A flat ring does not send "
         "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
-        "(b)'s bandwidth."
+        "(b)'s bandwidth.",
+        flat_steps=2 * (g * n - 1),
+        steps=2 * (n - 1),
+        g=g,
     )
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+    return sentences(winner, why)

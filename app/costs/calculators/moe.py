@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..model import Cost, cost
@@ -161,17 +161,32 @@ def _sentence(values: dict, buffer: Buffer, one: Cost, sent, per_layer, per_step
     """Say what one all-to-all moves, what a layer and a step cost, and what is dropped."""
     c, imbalance = values["capacity_factor"], values["imbalance"]
     count = 4 * values["moe_layers"] * values["micro_batches"]
-    return (
-        f"Each all-to-all moves a {units.size(buffer.bytes)} buffer per GPU, of which "
-        f"{units.size(sent)} leaves the GPU ((ep−1)/ep of it), in {units.seconds(one.time_s)}. "
-        f"Four per MoE layer (dispatch and combine, forward and backward) make "
-        f"{units.seconds(per_layer)} per layer and {units.seconds(per_step)} per step over "
-        f"{count} all-to-alls. "
-        + (
-            f"With imbalance {imbalance:g} above capacity {c:g}, {buffer.dropped_pct:.3g}% of "
-            f"the busiest expert's tokens are dropped."
-            if buffer.dropped_pct > 0
-            else "No tokens are dropped."
-        )
-        + (" Padding to capacity costs bytes even when routing is balanced." if c > 1 else "")
+    moves = N_(
+        "Each all-to-all moves a %(buffer)s buffer per GPU, of which %(sent)s leaves the GPU "
+        "((ep−1)/ep of it), in %(time)s.",
+        buffer=units.size(buffer.bytes),
+        sent=units.size(sent),
+        time=units.seconds(one.time_s),
     )
+    adds = N_(
+        "Four per MoE layer (dispatch and combine, forward and backward) make %(layer)s per "
+        "layer and %(step)s per step over %(count)s all-to-alls.",
+        layer=units.seconds(per_layer),
+        step=units.seconds(per_step),
+        count=count,
+    )
+    if buffer.dropped_pct > 0:
+        drops = N_(
+            "With imbalance %(imbalance)s above capacity %(c)s, %(dropped)s%% of the busiest "
+            "expert's tokens are dropped.",
+            imbalance=f"{imbalance:g}",
+            c=f"{c:g}",
+            dropped=f"{buffer.dropped_pct:.3g}",
+        )
+    else:
+        drops = N_("No tokens are dropped.")
+    if c > 1:
+        return sentences(
+            moves, adds, drops, N_("Padding to capacity costs bytes even when routing is balanced.")
+        )
+    return sentences(moves, adds, drops)

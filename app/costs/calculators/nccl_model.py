@@ -72,17 +72,28 @@ def nccl_model(**values) -> Result:
     sweep = nccl_table(collective, ranks, system, nodes)
     rows = sweep["rows"]
     runner_up = pick.candidates[1] if len(pick.candidates) > 1 else None
-    sentence = (
-        f"On {ranks} GPUs of {system} ({nodes} node{'s' if nodes > 1 else ''}), NCCL's model "
-        f"picks {pick.algorithm}/{pick.protocol} for {units.size(m)}: "
-        f"{units.seconds(pick.time_us * 1e-6)}"
-        + (
-            f", ahead of {runner_up['algorithm']}/{runner_up['protocol']} at "
-            f"{units.seconds(runner_up['time_us'] * 1e-6)}."
-            if runner_up
-            else "."
+    facts = {
+        "ranks": ranks,
+        "system": system,
+        "nodes": N_("%(k)s node", k=nodes) if nodes == 1 else N_("%(k)s nodes", k=nodes),
+        "pick": f"{pick.algorithm}/{pick.protocol}",
+        "size": units.size(m),
+        "time": units.seconds(pick.time_us * 1e-6),
+    }
+    if runner_up:
+        sentence = N_(
+            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+            "%(size)s: %(time)s, ahead of %(other)s at %(other_time)s.",
+            other=f"{runner_up['algorithm']}/{runner_up['protocol']}",
+            other_time=units.seconds(runner_up["time_us"] * 1e-6),
+            **facts,
         )
-    )
+    else:
+        sentence = N_(
+            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+            "%(size)s: %(time)s.",
+            **facts,
+        )
     return Result(
         calculator="nccl_model",
         inputs=values,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..errors import CostError
@@ -204,16 +204,40 @@ def _data(values: dict) -> Dimension:
     return allreduces(N_("data"), values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
 
 
+CAPITALIZED = {"tensor": N_("Tensor"), "pipeline": N_("Pipeline"), "data": N_("Data")}
+
+
 def _sentence(dims: list[Dimension], by_time: Dimension) -> str:
     """Say what each dimension sends, which dominates the time and which the bytes."""
     by_bytes = max(dims, key=lambda d: d.sent)
-    parts = "; ".join(
-        f"{d.name} {units.size(d.sent)} over {d.link} ({units.seconds(d.time_s)})" for d in dims
+    tensor, pipeline, data = (
+        N_(
+            "%(name)s %(size)s over %(link)s (%(time)s)",
+            name=d.name,
+            size=units.size(d.sent),
+            link=d.link,
+            time=units.seconds(d.time_s),
+        )
+        for d in dims
     )
-    return (
-        f"Per GPU per step: {parts}. {by_time.name.capitalize()} parallelism dominates the time"
-        + (f", while {by_bytes.name} moves the most bytes" if by_bytes is not by_time else "")
-        + ". Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
+    sends = N_(
+        "Per GPU per step: %(tensor)s; %(pipeline)s; %(data)s.",
+        tensor=tensor,
+        pipeline=pipeline,
+        data=data,
+    )
+    dimension = CAPITALIZED[by_time.name]
+    if by_bytes is by_time:
+        dominates = N_("%(dimension)s parallelism dominates the time.", dimension=dimension)
+    else:
+        dominates = N_(
+            "%(dimension)s parallelism dominates the time, while %(other)s moves the most bytes.",
+            dimension=dimension,
+            other=by_bytes.name,
+        )
+    why = N_(
+        "Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
         "data-parallel gradient allreduce, which is why TP stays inside a node "
         "(Shoeybi et al., Megatron-LM, 2019)."
     )
+    return sentences(sends, dominates, why)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..errors import CostError
@@ -263,26 +263,29 @@ def _first_change(budget: Budget) -> tuple[str, str]:
     """Say what to change first, in a word and in a sentence: memory that does not fit, else
     the largest exposed term."""
     if budget.memory > 1:
-        return N_("make it fit"), (
+        return N_("make it fit"), N_(
             "Make it fit first: shard more (a higher ZeRO stage) or split the model (tp, pp)."
         )
     worst = budget.worst
     if worst.exposed_s == 0:
-        return N_(
-            "nothing"
-        ), "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
+        return N_("nothing"), N_(
+            "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
+        )
+    if worst.name == "tensor" and worst.link == "inter-node":
+        return N_("tensor parallelism"), N_(
+            "Tensor parallelism: keep it inside a node, or use it only where memory needs it."
+        )
     if worst.name == "tensor":
-        where = "keep it inside a node" if worst.link == "inter-node" else "lower tp"
-        return N_("tensor parallelism"), (
-            f"Tensor parallelism: {where}, or use it only where memory needs it."
+        return N_("tensor parallelism"), N_(
+            "Tensor parallelism: lower tp, or use it only where memory needs it."
         )
     if worst.name == "pipeline bubble":
-        return N_(
-            "the bubble"
-        ), "The pipeline bubble: more micro-batches per step, or fewer stages."
+        return N_("the bubble"), N_(
+            "The pipeline bubble: more micro-batches per step, or fewer stages."
+        )
     if worst.name == "pipeline":
-        return N_("pipeline sends"), "Pipeline sends: fewer stages, or stages inside a node."
-    return N_("data-parallel traffic"), (
+        return N_("pipeline sends"), N_("Pipeline sends: fewer stages, or stages inside a node.")
+    return N_("data-parallel traffic"), N_(
         "Data-parallel traffic outlasts its window: fewer, larger micro-batches, a lower ZeRO "
         "stage if memory allows, or a faster network."
     )
@@ -307,19 +310,43 @@ def _substituted(budget: Budget) -> str:
 def _sentence(budget: Budget) -> str:
     """Say how long the step takes, what is exposed, and whether the state fits."""
     v, worst = budget.values, budget.worst
-    fits = "fits in" if budget.memory <= 1 else "does NOT fit in"
-    largest = (
-        f"; the largest exposed term is {worst.name}, {units.seconds(worst.exposed_s)}"
-        if worst.exposed_s > 0
-        else ""
-    )
-    return (
-        f"Compute takes {units.seconds(budget.compute_s)} per step; the step takes "
-        f"{units.seconds(budget.step_s)}, {100 * budget.exposed_comm_s / budget.step_s:.3g}% "
-        f"of it exposed communication{largest}. The training state "
-        f"({units.size(budget.state)} per GPU, {ADAM_STATE_BYTES + 2 * v['dtype_bytes']} bytes "
-        f"per parameter) {fits} {v['memory_gb']:g} GB. {_first_change(budget)[1]}"
-    )
+    step = {
+        "compute": units.seconds(budget.compute_s),
+        "step": units.seconds(budget.step_s),
+        "share": f"{100 * budget.exposed_comm_s / budget.step_s:.3g}",
+    }
+    if worst.exposed_s > 0:
+        time = N_(
+            "Compute takes %(compute)s per step; the step takes %(step)s, %(share)s%% of it "
+            "exposed communication; the largest exposed term is %(worst)s, %(exposed)s.",
+            worst=worst.name,
+            exposed=units.seconds(worst.exposed_s),
+            **step,
+        )
+    else:
+        time = N_(
+            "Compute takes %(compute)s per step; the step takes %(step)s, %(share)s%% of it "
+            "exposed communication.",
+            **step,
+        )
+    state = {
+        "state": units.size(budget.state),
+        "bytes": ADAM_STATE_BYTES + 2 * v["dtype_bytes"],
+        "memory": f"{v['memory_gb']:g}",
+    }
+    if budget.memory <= 1:
+        memory = N_(
+            "The training state (%(state)s per GPU, %(bytes)s bytes per parameter) fits in "
+            "%(memory)s GB.",
+            **state,
+        )
+    else:
+        memory = N_(
+            "The training state (%(state)s per GPU, %(bytes)s bytes per parameter) does NOT fit "
+            "in %(memory)s GB.",
+            **state,
+        )
+    return sentences(time, memory, _first_change(budget)[1])
 
 
 def _chart(budget: Budget) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.collectives import node_split_problem
-from app.i18n import N_
+from app.i18n import N_, sentences
 
 from .. import units
 from ..errors import CostError
@@ -176,17 +176,45 @@ def _totals(costs: list[Priced]) -> tuple[float, float, float]:
 def _why(stage: int) -> str:
     """Say what the stage trades for its volume."""
     if stage == 0:
-        return "Plain data parallelism: one allreduce of the gradients, 2M."
+        return N_("Plain data parallelism: one allreduce of the gradients, 2M.")
     if stage in (1, 2):
-        return (
+        return N_(
             "ZeRO-1 and -2 partition optimizer states and gradients at no extra communication: "
             "a reduce-scatter plus an allgather is exactly an allreduce."
         )
-    return (
+    return N_(
         "ZeRO-3 pays 1.5× DP's volume for holding only 1/p of the parameters; ZeRO++ cuts the "
         "cross-node part 4× (3M → 0.75M) with INT8 weights, a node-local copy for backward and "
         "INT4 gradients."
     )
+
+
+def _sentence(values: dict, label: str, paper: float, bytes_: tuple[float, float, float]) -> str:
+    """Say what the configuration moves across nodes and inside them, against plain DP."""
+    cross, intra, baseline_cross = bytes_
+    facts = {
+        "label": label,
+        "paper": f"{paper:g}",
+        "m": units.size(values["params"] * values["param_bytes"]),
+        "cross": units.size(cross),
+        "ratio": f"{cross / baseline_cross:.3g}",
+    }
+    if intra:
+        moves = N_(
+            "%(label)s moves %(paper)sM across nodes per GPU per step in the papers' count "
+            "(M = %(m)s): %(cross)s cross-node and %(intra)s inside the node, %(ratio)s× plain "
+            "data parallelism's cross-node bytes.",
+            intra=units.size(intra),
+            **facts,
+        )
+    else:
+        moves = N_(
+            "%(label)s moves %(paper)sM across nodes per GPU per step in the papers' count "
+            "(M = %(m)s): %(cross)s cross-node, %(ratio)s× plain data parallelism's cross-node "
+            "bytes.",
+            **facts,
+        )
+    return sentences(moves, _why(values["stage"]))
 
 
 @calculator(
@@ -221,14 +249,7 @@ def zero(**values) -> Result:
         formula="DP 2M; ZeRO-1/2 M + M; ZeRO-3 M + M + M; ZeRO++ 0.5M + 0 (intra-node) + 0.25M",
         substituted=" + ".join(f"{units.size(p.sent)} ({p.step.what})" for p in chosen)
         + f" = {units.size(cross + intra)}",
-        interpretation=(
-            f"{label} moves {paper:g}M across nodes per GPU per step in the papers' count "
-            f"(M = {units.size(values['params'] * values['param_bytes'])}): "
-            f"{units.size(cross)} cross-node"
-            + (f" and {units.size(intra)} inside the node" if intra else "")
-            + f", {cross / baseline_cross:.3g}× plain data parallelism's cross-node bytes. "
-            + _why(stage)
-        ),
+        interpretation=_sentence(values, label, paper, (cross, intra, baseline_cross)),
         table=table(COLUMNS, [p.row() for p in chosen]),
         charts=(
             stacked_chart(
