@@ -168,15 +168,15 @@ def _still(target: str, ranks: int, ctx: Context) -> str:
     if target != "allreduce/ring":
         return ""
     drawn = min(ranks, STILL_RANKS)
-    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid())
+    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid(), ctx.language)
     _ = functools.partial(translate, ctx.language)
     if drawn == ranks:
-        note = _("The animation, frame by frame: %(caption)s", caption=escape(_(strip.caption)))
+        note = _("The animation, frame by frame: %(caption)s", caption=escape(strip.caption))
     else:
         note = _(
             "The same algorithm on %(ranks)s ranks, frame by frame: %(caption)s",
             ranks=drawn,
-            caption=escape(_(strip.caption)),
+            caption=escape(strip.caption),
         )
     return f'<div class="live-still">{strip.svg}<p class="live-still-note">{note}</p></div>'
 
@@ -263,7 +263,7 @@ def render_diagram_directive(d: Directive, ctx: Context) -> str:
     params = dict(d.params)
     caption = params.pop("caption", None)
     try:
-        diagram = render_diagram(d.target, params, ctx.uid())
+        diagram = render_diagram(d.target, params, ctx.uid(), ctx.language)
     except DiagramError as exc:
         raise DirectiveError(f"@diagram: {exc}") from None
     return (
