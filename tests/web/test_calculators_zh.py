@@ -114,3 +114,11 @@ def test_the_api_answers_in_the_asked_language(client):
     specs = client.get("/api/calc?lang=zh").get_json()
     assert [s["name"] for s in specs] == list(CALCULATORS)
     assert all(CJK.search(s["title"]) for s in specs)
+
+
+def test_a_widgets_error_is_in_the_pages_language(client):
+    box = re.compile(r'data-role="error" role="alert">(.*?)</p>')
+    en = box.search(client.get("/embed/calc/compare?ranks=99999").get_data(as_text=True))
+    zh = box.search(client.get("/embed/calc/compare?ranks=99999&lang=zh").get_data(as_text=True))
+    assert en.group(1).startswith("ranks must be") and "99999" in en.group(1)
+    assert zh.group(1).startswith("ranks ") and CJK.search(zh.group(1)) and "99999" in zh.group(1)
