@@ -94,7 +94,7 @@
         const refused = (this.config.refused[`${collective}/${a.name}`] || []).includes(ranks);
         const label = document.createElement("label");
         label.className = "algorithm-choice";
-        label.title = refused ? `not at ${ranks} ranks` : a.description;
+        label.title = refused ? _("not at {ranks} ranks", { ranks }) : a.description;
         const box = Object.assign(document.createElement("input"), {
           type: "checkbox", value: a.name, checked: !refused && this.wanted.has(a.name), disabled: refused,
         });
@@ -113,7 +113,7 @@
       const n = this._checked().length;
       const ok = n >= this.catalog.min_algorithms && n <= this.catalog.max_algorithms;
       const hint = this.form.querySelector('[data-role="algorithms-hint"]');
-      hint.textContent = `(${this.catalog.min_algorithms} to ${this.catalog.max_algorithms}; ${n} chosen)`;
+      hint.textContent = _("({min} to {max}; {n} chosen)", { min: this.catalog.min_algorithms, max: this.catalog.max_algorithms, n });
       hint.classList.toggle("bad-text", !ok);
       this.form.querySelector('[data-role="race-run"]').disabled = !ok;
       this.form.querySelector('[data-role="algorithms-value"]').value = this._checked().join(",");

@@ -21,6 +21,7 @@ from app.collectives import simulate
 from app.drawing.step0 import picture
 
 from ..guard import admission
+from ..i18n import page_language
 from ..live.runcache import encode_run
 from ..params import SimParams
 
@@ -52,8 +53,10 @@ _recent = _Recent(KEEP)
 
 
 def first_picture(p: SimParams) -> dict | None:
-    """Return the run's step-0 picture (app.drawing.step0.picture), or None when busy."""
-    drawn = _recent.get(p)
+    """Return the run's step-0 picture (app.drawing.step0.picture) in the page's language, or
+    None when busy."""
+    lang = page_language()
+    drawn = _recent.get((p, lang))
     if drawn is not None:
         return drawn
     admitted = current_app.extensions["lab_admission"]
@@ -68,10 +71,10 @@ def first_picture(p: SimParams) -> dict | None:
     try:
         with lanes.slot(ticket.small):
             trace = simulate(**p.simulate_kwargs())
-            drawn = picture(trace)
+            drawn = picture(trace, lang)
             if cache.enabled and not cache.holds(p):
                 cache.put(p, encode_run(trace))
     finally:
         admitted.release(ticket)
-    _recent.put(p, drawn)
+    _recent.put((p, lang), drawn)
     return drawn
