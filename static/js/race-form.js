@@ -5,6 +5,8 @@
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
+  // The rank mappings (app/fabric/mapping.py) as the form names them.
+  const MAPPINGS = { fill: _("fill"), round_robin: _("round-robin") };
   const SIZES = Array.from({ length: 23 }, (_, i) => 2 ** (10 + i)); // 1 KiB .. 4 GiB
 
   function option(value, label, selected) {
@@ -28,7 +30,7 @@
       this.el("ranks").max = String(catalog.max_ranks);
       this._sizes(Number(q.bytes));
       for (const t of catalog.topologies) this.el("topology").append(option(t.name, t.label, t.name === (q.topology || "flat")));
-      for (const m of catalog.mappings) this.el("mapping").append(option(m, m.replace("_", "-"), m === (q.mapping || "fill")));
+      for (const m of catalog.mappings) this.el("mapping").append(option(m, MAPPINGS[m] || m.replace("_", "-"), m === (q.mapping || "fill")));
       this._topology(q);
       this._algorithms();
       form.addEventListener("change", (e) => this._changed(e));
