@@ -15,7 +15,7 @@ def _finite(name: str, value: object, allowed: str) -> float:
     if value is None:
         raise CostError(f"{name} is required: {allowed}")
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise CostError(f"{name} must be {allowed}, got {value!r}")
+        raise CostError(f"{name} must be {allowed}, got {value!r:.60}")
     as_float = float(value)
     if math.isnan(as_float) or math.isinf(as_float):
         raise CostError(f"{name} must be {allowed}, got {as_float}")
@@ -44,7 +44,7 @@ def integer(name: str, value: object, *, low: int, high: int) -> int:
     allowed = f"an integer in {low}..{high}"
     as_float = _finite(name, value, allowed)
     if as_float != int(as_float):
-        raise CostError(f"{name} must be {allowed}, got {value!r}")
+        raise CostError(f"{name} must be {allowed}, got {value!r:.60}")
     result = int(as_float)
     if result < low or result > high:
         raise CostError(f"{name} must be {allowed}, got {result}")
@@ -55,5 +55,5 @@ def choice(name: str, value: object, allowed: Iterable[str]) -> str:
     """Return `value` if it is one of `allowed`, else raise naming the options."""
     options = list(allowed)
     if value not in options:
-        raise CostError(f"{name} must be one of {', '.join(options)}; got {value!r}")
+        raise CostError(f"{name} must be one of {', '.join(options)}; got {value!r:.60}")
     return str(value)

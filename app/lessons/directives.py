@@ -134,14 +134,15 @@ def render_lab(d: Directive, ctx: Context) -> str:
     mode = {"predict": "1"} if params.get("predict") == "1" else {}  # the lab opens predicting too
     lab = urlencode({"collective": collective, "algorithm": algorithm, **engine, **mode})
     name = f"{COLLECTIVES[collective].title}, {algorithm.replace('_', ' ')}"
-    t = functools.partial(translate, ctx.language)
-    title = t("Live animation: %(name)s, %(ranks)s ranks", name=name, ranks=ranks)
-    text = caption or t(
+    _ = functools.partial(translate, ctx.language)
+    title = _("Live animation: %(name)s, %(ranks)s ranks", name=name, ranks=ranks)
+    text = caption or _(
         "%(name)s on %(ranks)s ranks. %(description)s",
         name=name,
         ranks=ranks,
-        description=t(entries[(collective, algorithm)]["description"]),
+        description=_(entries[(collective, algorithm)]["description"]),
     )
+    open_lab = _("Open in the lab")
     ctx.live.append(f"lab:{collective}/{algorithm}")
     return (
         f'<figure class="live live-lab" data-live="lab">'
@@ -149,7 +150,7 @@ def render_lab(d: Directive, ctx: Context) -> str:
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"{_still(d.target, ranks, ctx)}"
         f"<figcaption>{ctx.inline(text)} "
-        f'<a class="live-open" href="/lab?{escape(lab)}">{t("Open in the lab")}</a></figcaption>'
+        f'<a class="live-open" href="/lab?{escape(lab)}">{open_lab}</a></figcaption>'
         f"</figure>"
     )
 
@@ -167,15 +168,15 @@ def _still(target: str, ranks: int, ctx: Context) -> str:
     if target != "allreduce/ring":
         return ""
     drawn = min(ranks, STILL_RANKS)
-    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid())
-    t = functools.partial(translate, ctx.language)
+    strip = render_diagram("ring-steps", {"ranks": str(drawn)}, ctx.uid(), ctx.language)
+    _ = functools.partial(translate, ctx.language)
     if drawn == ranks:
-        note = t("The animation, frame by frame: %(caption)s", caption=escape(t(strip.caption)))
+        note = _("The animation, frame by frame: %(caption)s", caption=escape(strip.caption))
     else:
-        note = t(
+        note = _(
             "The same algorithm on %(ranks)s ranks, frame by frame: %(caption)s",
             ranks=drawn,
-            caption=escape(t(strip.caption)),
+            caption=escape(strip.caption),
         )
     return f'<div class="live-still">{strip.svg}<p class="live-still-note">{note}</p></div>'
 
@@ -220,20 +221,21 @@ def render_calc(d: Directive, ctx: Context) -> str:
     label = _check_calculator(name, {k: v for k, v in params.items() if k != "theme"})
     query = urlencode(params)
     src = f"/embed/calc/{name}" + (f"?{query}" if query else "")
-    t = functools.partial(translate, ctx.language)
-    label = t(label)
+    _ = functools.partial(translate, ctx.language)
+    label = _(label)
     sentence = label if label.endswith(("?", ".", "!", "？", "。")) else f"{label}."
-    text = caption or t(
+    text = caption or _(
         "%(sentence)s Change the inputs; the numbers come from the cost model.", sentence=sentence
     )
-    frame_title = t("Calculator: %(name)s", name=label)
+    frame_title = _("Calculator: %(name)s", name=label)
+    open_calc = _("Open the calculator")
     ctx.live.append(f"calc:{name}")
     return (
         f'<figure class="live live-calc" data-live="calc">'
         f'<div class="live-frame"><iframe src="{escape(src)}" title="{escape(frame_title)}" '
         f'loading="lazy" data-follows-theme data-collective-lab></iframe></div>'
         f"<figcaption>{ctx.inline(text)} "
-        f'<a class="live-open" href="{escape(src)}">{t("Open the calculator")}</a></figcaption>'
+        f'<a class="live-open" href="{escape(src)}">{open_calc}</a></figcaption>'
         f"</figure>"
     )
 
@@ -261,7 +263,7 @@ def render_diagram_directive(d: Directive, ctx: Context) -> str:
     params = dict(d.params)
     caption = params.pop("caption", None)
     try:
-        diagram = render_diagram(d.target, params, ctx.uid())
+        diagram = render_diagram(d.target, params, ctx.uid(), ctx.language)
     except DiagramError as exc:
         raise DirectiveError(f"@diagram: {exc}") from None
     return (

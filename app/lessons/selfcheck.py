@@ -49,9 +49,10 @@ def render_self_check(slug: str, questions: list[Question], language: str = "en"
         link=link,
         end="</a>",
     )
+    label = translate(language, "Self-check questions")
     return (
         f'<section class="self-check quiz-embed" data-quiz="{escape(slug)}" '
         f'data-quiz-lesson="{escape(slug)}" data-quiz-count="{count}" '
-        f'aria-label="{escape(translate(language, "Self-check questions"))}">'
+        f'aria-label="{escape(label)}">'
         f'<p class="quiz-embed-fallback">{fallback}</p></section>'
     )

@@ -11,6 +11,8 @@ import logging
 from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
+from app.i18n.errors import translate_error
+
 log = logging.getLogger(__name__)
 
 
@@ -42,9 +44,18 @@ def error_response(e: HTTPException):
     if request.path.startswith("/api/"):
         response = jsonify(error=message)
     else:
-        response = render_template("pages/error.html", code=e.code, title=e.name, message=message)
+        response = render_template(
+            "pages/error.html", code=e.code, title=e.name, message=error_text(message)
+        )
     headers = e.get_response().headers  # keeps Allow on 405 and Retry-After where set
     return response, e.code, [(k, v) for k, v in headers.items() if k in ("Allow", "Retry-After")]
+
+
+def error_text(message: str) -> str:
+    """`message` in the page's language (the checks' shapes; others as written)."""
+    from .i18n import page_language  # i18n imports this module's InputError
+
+    return translate_error(page_language(), message)
 
 
 def _unexpected(e: Exception):

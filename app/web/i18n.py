@@ -14,6 +14,7 @@ every page (`#messages-data`) and at /i18n/<lang>.json.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode
 
@@ -24,6 +25,7 @@ from werkzeug.utils import cached_property
 
 from app.i18n import DEFAULT, HTML_LANG, LANGUAGES, NAMES
 from app.i18n.catalog import TRANSLATIONS, compile_catalogs
+from app.i18n.errors import translate_error
 
 from .errors import InputError
 
@@ -68,16 +70,28 @@ def init_app(app: Flask) -> None:
         html_lang=lambda: HTML_LANG[page_language()],
         language_url=language_url,
         script_messages=lambda: script_messages(page_language()),
+        error_text=lambda message: translate_error(page_language(), message),
     )
 
     @app.after_request
-    def remember(response: Response) -> Response:
+    def localize(response: Response) -> Response:
+        if response.is_json and 400 <= response.status_code < 500:
+            _translate_json_error(response)
         chosen = g.get("chosen_language")
         if chosen and not request.path.startswith(("/embed/", "/api/", "/i18n/")):
             response.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE_S, samesite="Lax")
         if response.mimetype == "text/html":
             response.vary.update(("Cookie", "Accept-Language"))
         return response
+
+
+def _translate_json_error(response: Response) -> None:
+    """Put an API's {"error": ...} in the request's language (app/i18n/errors.py)."""
+    lang = page_language()
+    data = response.get_json(silent=True) if lang != DEFAULT else None
+    if isinstance(data, dict) and isinstance(data.get("error"), str):
+        data["error"] = translate_error(lang, data["error"])
+        response.set_data(json.dumps(data, ensure_ascii=False))
 
 
 def page_language() -> str:

@@ -33,12 +33,13 @@ KINDS: dict[str, Callable[[Params, str], Diagram]] = {
 }
 
 
-def render_diagram(kind: str, params: dict[str, str], uid: str) -> Diagram:
-    """Draw diagram `kind` with `params`; `uid` makes its element ids unique on the page."""
+def render_diagram(kind: str, params: dict[str, str], uid: str, language: str = "en") -> Diagram:
+    """Draw diagram `kind` with `params`, its words in `language`; `uid` makes its element ids
+    unique on the page."""
     draw = KINDS.get(kind)
     if draw is None:
         raise DiagramError(f"unknown diagram kind {kind!r}; kinds: {', '.join(KINDS)}")
-    return draw(Params(kind, params), uid)
+    return draw(Params(kind, params, language), uid)
 
 
 __all__ = [

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+
+from app.i18n.catalog import translate
 
 
 class DiagramError(ValueError):
@@ -18,10 +21,12 @@ class Diagram:
 class Params:
     """The key=value parameters of one diagram, read with types and bounds."""
 
-    def __init__(self, kind: str, raw: dict[str, str]) -> None:
+    def __init__(self, kind: str, raw: dict[str, str], language: str = "en") -> None:
         self.kind = kind
         self.raw = dict(raw)
         self.used: set[str] = set()
+        # The words of the picture (title, description, caption, labels) in the page's language.
+        self.translate = functools.partial(translate, language)
 
     def integer(self, name: str, default: int, low: int, high: int) -> int:
         self.used.add(name)

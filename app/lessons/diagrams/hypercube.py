@@ -31,22 +31,38 @@ def hypercube(params: Params, uid: str) -> Diagram:
         c.text(x, y + 9, format(r, f"0{dims}b"), size=9, cls="dg-text dg-muted")
     width = max(x for x, _ in points.values()) + 50
     legend_y = max(y for _, y in points.values()) + 50 + 4
-    _draw_legend(c, dims, legend_y)
+    _ = params.translate
+    _draw_legend(c, dims, legend_y, _)
     height = legend_y + 20
     width = max(width, 20 + dims * LEGEND_SLOT)
-    title = f"Hypercube of {p} ranks ({dims} dimension{'s' if dims > 1 else ''})"
+    if dims > 1:
+        title = _("Hypercube of %(p)s ranks (%(dims)s dimensions)", p=p, dims=dims)
+    else:
+        title = _("Hypercube of %(p)s ranks (1 dimension)", p=p)
     pairs = "; ".join(
-        f"dimension {k}: "
-        + ", ".join(f"r{r}-r{r ^ (1 << k)}" for r in range(p) if r < r ^ (1 << k))
+        _(
+            "dimension %(k)s: %(pairs)s",
+            k=k,
+            pairs=", ".join(f"r{r}-r{r ^ (1 << k)}" for r in range(p) if r < r ^ (1 << k)),
+        )
         for k in range(dims)
     )
-    desc = f"{title}. Each rank's label shows its number in binary. Partners by dimension: {pairs}."
-    caption = (
-        f"Hypercube of {p} ranks: in step k of recursive doubling, rank r exchanges with "
-        f"r XOR 2^(k-1); {dims} steps in all."
+    desc = _(
+        "%(title)s. Each rank's label shows its number in binary. Partners by dimension: "
+        "%(pairs)s.",
+        title=title,
+        pairs=pairs,
+    )
+    caption = _(
+        "Hypercube of %(p)s ranks: in step k of recursive doubling, rank r exchanges with "
+        "r XOR 2^(k-1); %(dims)s steps in all.",
+        p=p,
+        dims=dims,
     )
     if step:
-        caption += f" Highlighted: step {step} (dimension {step - 1})."
+        caption += " " + _(
+            "Highlighted: step %(step)s (dimension %(dim)s).", step=step, dim=step - 1
+        )
     return Diagram(c.svg(width, height, title, desc, "hypercube"), caption)
 
 
@@ -80,7 +96,7 @@ def _draw_links(c: Canvas, points, dims: int, step: int) -> None:
                 )
 
 
-def _draw_legend(c: Canvas, dims: int, y: float) -> None:
+def _draw_legend(c: Canvas, dims: int, y: float, _) -> None:
     """Draw one sample line per dimension with its partner rule."""
     for k in range(dims):
         lx = 20 + k * LEGEND_SLOT
@@ -93,4 +109,4 @@ def _draw_legend(c: Canvas, dims: int, y: float) -> None:
             width=3,
             dash=None if k % 2 == 0 else "7 4",
         )
-        c.text(lx + 36, y, f"dim {k}: r XOR {1 << k}", size=12, anchor="start")
+        c.text(lx + 36, y, _("dim %(k)s: r XOR %(bit)s", k=k, bit=1 << k), size=12, anchor="start")

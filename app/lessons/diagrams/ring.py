@@ -52,7 +52,7 @@ def ring(params: Params, uid: str) -> Diagram:
     for rank in order:
         _draw_rank(c, g, rank, p, holdings, counts=phase is not None)
     width, height = 2 * (g.radius + g.margin), 2 * (g.radius + g.margin_y)
-    title, desc, caption = _words(p, phase, step, transfers)
+    title, desc, caption = _words(p, phase, step, transfers, params.translate)
     return Diagram(c.svg(width, height, title, desc, "ring"), caption)
 
 
@@ -129,28 +129,58 @@ def _draw_rank(c: Canvas, g: _Geometry, rank: int, p: int, holdings, counts: boo
         )
 
 
-def _words(p: int, phase: str | None, step: int | None, transfers) -> tuple[str, str, str]:
-    """Return the title, description and caption of a ring, or of one step on it."""
+def _words(p: int, phase, step, transfers, _) -> tuple[str, str, str]:
+    """Return the title, description and caption of a ring, or of one step on it; `_` puts a
+    message in the page's language."""
+    labels = ", ".join(chunk_label(i) for i in range(p))
     if not phase:
-        title = f"A ring of {p} ranks"
-        desc = (
-            f"Ranks r0 to r{p - 1} on a ring; each sends only to its right neighbour "
-            f"(r0 to r1, ..., r{p - 1} to r0). Each rank's buffer is cut into {p} chunks, "
-            f"{', '.join(chunk_label(i) for i in range(p))}."
+        title = _("A ring of %(p)s ranks", p=p)
+        desc = _(
+            "Ranks r0 to r%(last)s on a ring; each sends only to its right neighbour "
+            "(r0 to r1, ..., r%(last)s to r0). Each rank's buffer is cut into %(p)s chunks, "
+            "%(labels)s.",
+            p=p,
+            last=p - 1,
+            labels=labels,
         )
-        caption = f"A ring of {p} ranks; each buffer is cut into {p} chunks, one colour per chunk."
+        caption = _(
+            "A ring of %(p)s ranks; each buffer is cut into %(p)s chunks, one colour per chunk.",
+            p=p,
+        )
         return title, desc, caption
-    title = f"Ring allreduce on {p} ranks: {phase} step {step} of {p - 1}"
-    moves = "; ".join(f"r{t.src} sends chunk {chunk_label(t.chunk)} to r{t.dst}" for t in transfers)
-    op = "adds it into its copy" if phase == "reduce-scatter" else "stores it"
-    desc = (
-        f"{p} ranks on a ring, each sending to the next. In this step {moves}; each receiver "
-        f"{op}. The numbers in each rank's cells count how many ranks' contributions that "
-        f"copy of the chunk holds; {p} means fully reduced."
+    name = _("reduce-scatter") if phase == "reduce-scatter" else _("allgather")
+    title = _(
+        "Ring allreduce on %(p)s ranks: %(phase)s step %(step)s of %(steps)s",
+        p=p,
+        phase=name,
+        step=step,
+        steps=p - 1,
     )
-    caption = (
-        f"Ring allreduce, {phase} step {step} of {p - 1} ({p} ranks). Arrows carry the chunk "
-        "shown; each cell's number counts the contributions that copy holds "
-        f"(outlined when it holds all {p})."
+    moves = "; ".join(
+        _(
+            "r%(src)s sends chunk %(chunk)s to r%(dst)s",
+            src=t.src,
+            chunk=chunk_label(t.chunk),
+            dst=t.dst,
+        )
+        for t in transfers
+    )
+    op = _("adds it into its copy") if phase == "reduce-scatter" else _("stores it")
+    desc = _(
+        "%(p)s ranks on a ring, each sending to the next. In this step %(moves)s; each receiver "
+        "%(op)s. The numbers in each rank's cells count how many ranks' contributions that "
+        "copy of the chunk holds; %(p)s means fully reduced.",
+        p=p,
+        moves=moves,
+        op=op,
+    )
+    caption = _(
+        "Ring allreduce, %(phase)s step %(step)s of %(steps)s (%(p)s ranks). Arrows carry the "
+        "chunk shown; each cell's number counts the contributions that copy holds (outlined "
+        "when it holds all %(p)s).",
+        phase=name,
+        step=step,
+        steps=p - 1,
+        p=p,
     )
     return title, desc, caption

@@ -28,9 +28,10 @@ def ring_steps(params: Params, uid: str) -> Diagram:
     """Every step of ring allreduce on `ranks` ranks, a small frame each."""
     p = params.integer("ranks", 4, 2, MAX_RANKS)
     params.finish()
+    _ = params.translate
     trace = simulate("allreduce", "ring", ranks=p, elements=p)
-    frames = [(-1, "Start", [])] + [
-        (s.index, _frame_title(s.phase, s.index, p), s.transfers) for s in trace.steps
+    frames = [(-1, _("Start"), [])] + [
+        (s.index, _frame_title(s.phase, s.index, p, _), s.transfers) for s in trace.steps
     ]
     cols = 4 if p <= 4 else 3 if p <= 6 else 2
     frame_w = LABEL_W + p * CELL + SEND_W + 2 * PAD
@@ -43,20 +44,27 @@ def ring_steps(params: Params, uid: str) -> Diagram:
     rows = math.ceil(len(frames) / cols)
     width = cols * frame_w + (cols - 1) * GAP
     height = rows * frame_h + (rows - 1) * GAP
-    title = f"Ring allreduce on {p} ranks, frame by frame: {len(frames) - 1} steps"
-    desc = _describe(trace, p)
-    caption = (
-        f"Ring allreduce on {p} ranks, one frame per step: what each rank sends in that step, "
+    title = _(
+        "Ring allreduce on %(p)s ranks, frame by frame: %(steps)s steps",
+        p=p,
+        steps=len(frames) - 1,
+    )
+    desc = _describe(trace, p, _)
+    caption = _(
+        "Ring allreduce on %(p)s ranks, one frame per step: what each rank sends in that step, "
         "and how many ranks' contributions each copy holds after it. In which frame does "
-        f"every rank first hold one chunk with all {p}?"
+        "every rank first hold one chunk with all %(p)s?",
+        p=p,
     )
     return Diagram(c.svg(width, height, title, desc, "ring-steps"), caption)
 
 
-def _frame_title(phase: str, index: int, p: int) -> str:
+def _frame_title(phase: str, index: int, p: int, _) -> str:
     step = index + 1 if phase == "reduce-scatter" else index - (p - 1) + 1
-    name = "Reduce-scatter" if phase == "reduce-scatter" else "Allgather"
-    return f"{index + 1}. {name} {step} of {p - 1}"
+    name = _("Reduce-scatter") if phase == "reduce-scatter" else _("Allgather")
+    return _(
+        "%(n)s. %(phase)s %(step)s of %(steps)s", n=index + 1, phase=name, step=step, steps=p - 1
+    )
 
 
 def _draw_frame(c: Canvas, x, y, w, h, title, holdings, transfers, p) -> None:
@@ -88,22 +96,39 @@ def _draw_frame(c: Canvas, x, y, w, h, title, holdings, transfers, p) -> None:
     c.add("</g>")
 
 
-def _describe(trace, p: int) -> str:
+def _describe(trace, p: int, _) -> str:
     """The strip in words: every transfer of every step, and what the receiver then holds."""
     parts = [
-        f"{p} ranks, r0 to r{p - 1}, each sending to the next. Each buffer is cut into {p} "
-        f"chunks, {', '.join(chunk_label(i) for i in range(p))}; a number counts how many ranks' "
-        "contributions that copy of the chunk holds. Start: every copy holds 1."
+        _(
+            "%(p)s ranks, r0 to r%(last)s, each sending to the next. Each buffer is cut into "
+            "%(p)s chunks, %(labels)s; a number counts how many ranks' contributions that copy "
+            "of the chunk holds. Start: every copy holds 1.",
+            p=p,
+            last=p - 1,
+            labels=", ".join(chunk_label(i) for i in range(p)),
+        )
     ]
     for step in trace.steps:
         after = trace.holdings_at(step.index)
         moves = ", ".join(
-            f"r{t.src} sends {chunk_label(t.chunk)} to r{t.dst} "
-            f"(now {after[(t.dst, t.chunk)].bit_count()})"
+            _(
+                "r%(src)s sends %(chunk)s to r%(dst)s (now %(count)s)",
+                src=t.src,
+                chunk=chunk_label(t.chunk),
+                dst=t.dst,
+                count=after[(t.dst, t.chunk)].bit_count(),
+            )
             for t in step.transfers
         )
-        parts.append(f"{_frame_title(step.phase, step.index, p)}: {moves}.")
+        parts.append(f"{_frame_title(step.phase, step.index, p, _)}: {moves}.")
     final = trace.holdings_at(len(trace.steps) - 1)
     full = sum(1 for holders in final.values() if holders.bit_count() == p)
-    parts.append(f"At the end {full} of the {p * p} copies hold all {p} contributions.")
+    parts.append(
+        _(
+            "At the end %(full)s of the %(copies)s copies hold all %(p)s contributions.",
+            full=full,
+            copies=p * p,
+            p=p,
+        )
+    )
     return " ".join(parts)

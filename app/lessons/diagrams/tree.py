@@ -94,30 +94,44 @@ def tree(params: Params, uid: str) -> Diagram:
     c = Canvas(uid)
     _draw_tree(c, pos, parents, dx=dx, dy=dy, x0=40, y0=36, node_r=node_r, edge_labels=labels)
     width, height = 80 + (leaves - 1) * dx, 72 + depth * dy
-    title, desc, caption = _tree_words(shape, p, root, parents, depth)
+    title, desc, caption = _tree_words(shape, p, root, parents, depth, params.translate)
     return Diagram(c.svg(width, height, title, desc, "tree"), caption)
 
 
-def _tree_words(shape: str, p: int, root: int, parents, depth: int) -> tuple[str, str, str]:
+def _tree_words(shape: str, p: int, root: int, parents, depth: int, _) -> tuple[str, str, str]:
     """Return the title, description and caption of a binomial or binary tree."""
     kids = trees.children_lists(parents)
     links = "; ".join(
-        f"r{r} to {', '.join(f'r{k}' for k in ks)}" for r, ks in enumerate(kids) if ks
+        _("r%(parent)s to %(children)s", parent=r, children=", ".join(f"r{k}" for k in ks))
+        for r, ks in enumerate(kids)
+        if ks
     )
     if shape == "binomial":
-        title = f"Binomial tree on {p} ranks, root r{root}"
-        caption = (
-            f"Binomial tree, {p} ranks, root r{root}: depth {depth}. Edge numbers are the "
-            f"broadcast rounds, ceil(log2 {p}) = {trees.ceil_log2(p)} in all; a reduce runs them "
-            "in reverse."
+        title = _("Binomial tree on %(p)s ranks, root r%(root)s", p=p, root=root)
+        caption = _(
+            "Binomial tree, %(p)s ranks, root r%(root)s: depth %(depth)s. Edge numbers are the "
+            "broadcast rounds, ceil(log2 %(p)s) = %(rounds)s in all; a reduce runs them in "
+            "reverse.",
+            p=p,
+            root=root,
+            depth=depth,
+            rounds=trees.ceil_log2(p),
         )
     else:
-        title = f"Binary tree on {p} ranks, root r{root}"
-        caption = (
-            f"Binary tree, {p} ranks, root r{root}: each rank has at most two children; "
-            f"depth {depth}."
+        title = _("Binary tree on %(p)s ranks, root r%(root)s", p=p, root=root)
+        caption = _(
+            "Binary tree, %(p)s ranks, root r%(root)s: each rank has at most two children; "
+            "depth %(depth)s.",
+            p=p,
+            root=root,
+            depth=depth,
         )
-    desc = f"{title}, depth {depth}. Parent to children: {links or 'a single rank'}."
+    desc = _(
+        "%(title)s, depth %(depth)s. Parent to children: %(links)s.",
+        title=title,
+        depth=depth,
+        links=links or _("a single rank"),
+    )
     return title, desc, caption
 
 
@@ -131,6 +145,7 @@ def double_binary_tree(params: Params, uid: str) -> Diagram:
     of_nodes = params.flag("nodes", False)
     params.finish()
     prefix = "n" if of_nodes else "r"
+    _ = params.translate
     tree0, tree1 = trees.double_binary_tree_parents(p)
     dx, dy, node_r = 44, 58, 16
     c = Canvas(uid)
@@ -144,7 +159,7 @@ def double_binary_tree(params: Params, uid: str) -> Diagram:
         interior = {r for r in range(p) if kids[r] and parents[r] >= 0}
         interior_sets.append(interior)
         pos = {r: (float(played(r)), depths[r]) for r in range(p)}
-        c.text(12, y0 - 24, f"Tree {t}", size=13, anchor="start", weight="bold")
+        c.text(12, y0 - 24, _("Tree %(t)s", t=t), size=13, anchor="start", weight="bold")
         _draw_tree(
             c,
             pos,
@@ -159,32 +174,46 @@ def double_binary_tree(params: Params, uid: str) -> Diagram:
         )
         y0 += (max(depths) + 1) * dy + 50
     width, height = 80 + (p - 1) * dx, y0 - 20
-    title, desc, caption = _double_tree_words(p, tree0, tree1, interior_sets, prefix)
+    title, desc, caption = _double_tree_words(p, tree0, tree1, interior_sets, prefix, _)
     return Diagram(c.svg(width, height, title, desc, "double-binary-tree"), caption)
 
 
-def _double_tree_words(p, tree0, tree1, interior_sets, prefix) -> tuple[str, str, str]:
+def _double_tree_words(p, tree0, tree1, interior_sets, prefix, _) -> tuple[str, str, str]:
     """Return the title, description and caption of the double binary tree, of ranks or nodes."""
     roots = (tree0.index(-1), tree1.index(-1))
     both = sorted(interior_sets[0] & interior_sets[1])
-    what = "nodes" if prefix == "n" else "ranks"
-    overlap = f"Interior in both: {both}." if both else f"No {what[:-1]} is interior in both trees."
-    title = f"NCCL's double binary tree on {p} {what}"
-    desc = (
-        f"Two binary trees over {what} {prefix}0 to {prefix}{p - 1}, rooted at "
-        f"{prefix}{roots[0]} and {prefix}{roots[1]}. Filled {what} are interior (they receive "
-        f"and forward); hollow ones are leaves. {overlap}"
+    nodes = prefix == "n"
+    what = _("nodes") if nodes else _("ranks")
+    one = _("node") if nodes else _("rank")
+    if both:
+        overlap = _("Interior in both: %(both)s.", both=both)
+    else:
+        overlap = _("No %(one)s is interior in both trees.", one=one)
+    title = _("NCCL's double binary tree on %(p)s %(what)s", p=p, what=what)
+    desc = _(
+        "Two binary trees over %(what)s %(first)s to %(last)s, rooted at %(root0)s and "
+        "%(root1)s. Filled %(what)s are interior (they receive and forward); hollow ones are "
+        "leaves. %(overlap)s",
+        what=what,
+        first=f"{prefix}0",
+        last=f"{prefix}{p - 1}",
+        root0=f"{prefix}{roots[0]}",
+        root1=f"{prefix}{roots[1]}",
+        overlap=overlap,
     )
-    caption = (
-        f"Double binary tree, {p} {what} (NCCL's ncclGetDtree). Filled: interior, hollow: leaf. "
-        f"A {what[:-1]} interior in one tree is a leaf in the other, so each half of the data "
-        f"uses every {what[:-1]}'s links about equally."
+    caption = _(
+        "Double binary tree, %(p)s %(what)s (NCCL's ncclGetDtree). Filled: interior, hollow: "
+        "leaf. A %(one)s interior in one tree is a leaf in the other, so each half of the data "
+        "uses every %(one)s's links about equally.",
+        p=p,
+        what=what,
+        one=one,
     )
-    if prefix == "n":
-        title = f"NCCL's Tree algorithm across {p} nodes"
-        desc += " Inside each node, not drawn, NCCL joins the GPUs in a chain."
-        caption += (
-            " Each circle is a whole node: inside it NCCL runs a chain through the node's GPUs, "
+    if nodes:
+        title = _("NCCL's Tree algorithm across %(p)s nodes", p=p)
+        desc += " " + _("Inside each node, not drawn, NCCL joins the GPUs in a chain.")
+        caption += " " + _(
+            "Each circle is a whole node: inside it NCCL runs a chain through the node's GPUs, "
             "and the chain connects to the trees' links to other nodes."
         )
     return title, desc, caption

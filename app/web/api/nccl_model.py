@@ -22,6 +22,7 @@ bp = Blueprint("nccl_model", __name__)
 CHOICE_FIELDS = ("collective", "ranks", "bytes", "system", "nodes")
 TABLE_FIELDS = ("collective", "ranks", "system", "nodes")
 WHOLE = ("ranks", "bytes", "nodes")
+MAX_DIGITS = 20
 
 
 def _query(fields: tuple[str, ...]) -> dict:
@@ -33,7 +34,10 @@ def _query(fields: tuple[str, ...]) -> dict:
         if len(request.args.getlist(key)) > 1:
             raise CostError(f"{key} is given more than once")
         text = request.args[key]
-        values[key] = int(text) if key in WHOLE and text.isascii() and text.isdigit() else text
+        # At most 20 digits: far past every limit the model checks, and well inside Python's
+        # int() digit limit, which a 5,000-digit value would break with a ValueError.
+        whole = key in WHOLE and text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS
+        values[key] = int(text) if whole else text
     return values
 
 
