@@ -55,12 +55,21 @@ def _switch_topology(m: Machine, switch: int) -> dict:
     return {"kind": "switch", "switches": list(m.switches), "hub": switch}
 
 
+# A literal, so that the catalog of UI strings holds it (app.i18n.N_); the check below keeps
+# its numbers those of NVLS_SEGMENTS.
+NVLS_ALLREDUCE = N_(
+    "NVLink SHARP: the NVSwitch adds every GPU's copy of a segment (multimem.ld_reduce) and "
+    "multicasts the sum (multimem.st), pipelined over 4 segments: "
+    "5 steps, each GPU sends M and receives M once."
+)
+if f"over {NVLS_SEGMENTS} segments: {NVLS_SEGMENTS + 1} steps" not in NVLS_ALLREDUCE:
+    raise RuntimeError("NVLS_ALLREDUCE must say NVLS_SEGMENTS's segments and steps")
+
+
 @algorithm(
     "allreduce",
     "nvls",
-    "NVLink SHARP: the NVSwitch adds every GPU's copy of a segment (multimem.ld_reduce) and "
-    f"multicasts the sum (multimem.st), pipelined over {NVLS_SEGMENTS} segments: "
-    f"{NVLS_SEGMENTS + 1} steps, each GPU sends M and receives M once.",
+    NVLS_ALLREDUCE,
     parts=lambda ranks, elements: NVLS_SEGMENTS,
     single_port=False,
     ports_note="Each GPU sends to the switch and receives from it in the same step (full "
