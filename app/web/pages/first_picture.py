@@ -72,8 +72,8 @@ def first_picture(p: SimParams) -> dict | None:
         with lanes.slot(ticket.small):
             trace = simulate(**p.simulate_kwargs())
             drawn = picture(trace, lang)
-            if cache.enabled and not cache.holds(p):
-                cache.put(p, encode_run(trace))
+            if cache.enabled and not cache.holds(p, lang):  # the embed's socket speaks `lang`
+                cache.put(p, encode_run(trace, lang=lang), lang)
     finally:
         admitted.release(ticket)
     _recent.put((p, lang), drawn)
