@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from itertools import product
 
+from app.i18n import N_
+
 from .graph import GPU, LEAF, NIC, NVSWITCH, SPINE, Builder, Topology
 from .presets import Resolved
 
@@ -53,7 +55,12 @@ def fat_tree(
             gpus.append(gpu)
         groups.append(group)
     ratio = f"{oversubscription:g}:1"
-    label = f"Fat-tree: {nodes} nodes × {gpus_per_node} GPUs, rail-optimized, {ratio} uplinks"
+    label = N_(
+        "Fat-tree: %(nodes)s nodes × %(gpus)s GPUs, rail-optimized, %(ratio)s uplinks",
+        nodes=nodes,
+        gpus=gpus_per_node,
+        ratio=ratio,
+    )
     return b.build(
         "fat_tree", label, gpus, groups, gpus_per_node, oversubscription=oversubscription
     )
@@ -77,5 +84,5 @@ def torus(ranks: int, preset: Resolved, dims: tuple[int, ...]) -> Topology:
     groups = [list(range(i, i + row)) for i in range(0, len(points), row)]
     shape = " × ".join(map(str, dims))
     name = "torus2d" if len(dims) == 2 else "torus3d"
-    label = f"{len(dims)}D torus {shape}"
+    label = N_("%(d)sD torus %(shape)s", d=len(dims), shape=shape)
     return b.build(name, label, gpus, groups, row, gpu_forwarding=True)

@@ -173,15 +173,17 @@ def race(
     preset: str | None = None,
     mapping: str = "fill",
     max_ranks: int = MAX_RANKS,
+    language: str = "en",
     **params: object,
 ) -> Race:
     """Run `algorithms` of `collective` side by side on `topology` for M = message_bytes.
 
     `params` are the topology's parameters (`TOPOLOGIES[topology].params`), `preset` a
-    hardware preset it allows, `mapping` "fill" or "round_robin". Bad input raises a
+    hardware preset it allows, `mapping` "fill" or "round_robin"; the verdict is said in
+    `language`. Bad input raises a
     ValueError (FabricError, CostError or CollectiveError) whose message names the field.
     """
     m = message_size(message_bytes)
     p = prepare(collective, algorithms, ranks, topology, preset, mapping, params, max_ranks)
     runs = _places([_run(p, name, m) for name in p.algorithms])
-    return Race(p, m, tuple(runs), verdict(runs, p, m))
+    return Race(p, m, tuple(runs), verdict(runs, p, m, language))

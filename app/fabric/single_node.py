@@ -7,6 +7,8 @@ the whole α; a path through switches puts α/2 on the GPU's way in and α/2 on 
 
 from __future__ import annotations
 
+from app.i18n import N_
+
 from .graph import CPU, GPU, NVSWITCH, PCIE_SWITCH, SWITCH, Builder, Topology
 from .presets import Resolved
 
@@ -36,7 +38,8 @@ def flat(ranks: int, preset: Resolved, gpus_per_node: int) -> Topology:
                 link = preset.intra if same else preset.inter
                 b.link(i, j, "wire", link.bandwidth_gbs, link.latency_us)
     groups = _machines(ranks, gpus_per_node)
-    return b.build("flat", "Flat: a wire per pair of GPUs", gpus, groups, gpus_per_node)
+    label = N_("Flat: a wire per pair of GPUs")
+    return b.build("flat", label, gpus, groups, gpus_per_node)
 
 
 def flat_switch(ranks: int, preset: Resolved) -> Topology:
@@ -51,7 +54,7 @@ def flat_switch(ranks: int, preset: Resolved) -> Topology:
     gpus = [b.node(f"GPU{g}", GPU) for g in range(ranks)]
     for gpu in gpus:
         b.duplex(gpu, switch, "wire", link.bandwidth_gbs, link.latency_us / 2)
-    label = "Flat: one port per GPU into an ideal switch"
+    label = N_("Flat: one port per GPU into an ideal switch")
     return b.build("flat_switch", label, gpus, _machines(ranks, ranks), ranks)
 
 
@@ -74,7 +77,12 @@ def nvswitch(ranks: int, preset: Resolved, gpus: int) -> Topology:
     the preset's per-GPU figure is the total a GPU can send (REFERENCE § 3).
     """
     return _switched(
-        "nvswitch", f"NVSwitch node: {gpus} GPUs", gpus, gpus, preset, lambda g: f"GPU{g}"
+        "nvswitch",
+        N_("NVSwitch node: %(gpus)s GPUs", gpus=gpus),
+        gpus,
+        gpus,
+        preset,
+        lambda g: f"GPU{g}",
     )
 
 
@@ -85,7 +93,7 @@ def nvl72(ranks: int, preset: Resolved) -> Topology:
     """A GB200 NVL72 rack: 72 GPUs in 18 trays, one NVLink domain through the switch trays."""
     return _switched(
         "nvl72",
-        "GB200 NVL72 rack: 72 GPUs, one NVLink domain",
+        N_("GB200 NVL72 rack: 72 GPUs, one NVLink domain"),
         72,
         NVL72_TRAY,
         preset,
@@ -113,5 +121,9 @@ def pcie(ranks: int, preset: Resolved, gpus: int, gpus_per_switch: int) -> Topol
             b.duplex(gpu, sw, "pcie", link.bandwidth_gbs, link.latency_us / 2)
             nodes.append(gpu)
             groups[socket].append(g)
-    label = f"PCIe node: {gpus} GPUs, {switches} PCIe switches, 2 sockets"
+    label = N_(
+        "PCIe node: %(gpus)s GPUs, %(switches)s PCIe switches, 2 sockets",
+        gpus=gpus,
+        switches=switches,
+    )
     return b.build("pcie", label, nodes, [g for g in groups if g], gpus)

@@ -4,60 +4,87 @@ It says whether the winner's own time is mostly α (latency-bound) or bytes over
 (bandwidth-bound), then the term that separates it from the runner-up: α (more steps, or
 longer paths), or bytes over the busiest links, naming the runner-up's bottleneck link.
 Contention on an oversubscribed spine is said where it costs a run at least 5% of its time.
+Every sentence is a whole message of the catalog, said in `language` (issue 20).
 """
 
 from __future__ import annotations
 
+import functools
+
 from app.costs import units
+from app.i18n.catalog import translate, translate_text
 
 
-def _steps(run) -> str:
-    return f"{len(run.steps)} step{'s' if len(run.steps) != 1 else ''}"
+def _steps(run, _) -> str:
+    return _("1 step") if len(run.steps) == 1 else _("%(n)s steps", n=len(run.steps))
 
 
-def _bottleneck(run, topology) -> str:
-    return topology.links[run.bottleneck].name if run.bottleneck >= 0 else "no link"
+def _bottleneck(run, topology, _) -> str:
+    return topology.links[run.bottleneck].name if run.bottleneck >= 0 else _("no link")
 
 
-def verdict(runs, prepared, message_bytes: float) -> str:
-    """Return the sentence for `runs` (Run objects with places) of one race."""
+def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
+    """Return the sentence for `runs` (Run objects with places) of one race, in `language`."""
+    _ = functools.partial(translate, language)
     topology = prepared.topology
     ranked = sorted(runs, key=lambda r: (r.place, r.time_s))
     size = units.size(message_bytes)
     first = ranked[0]
+    bound = {"latency": _("latency-bound"), "bandwidth": _("bandwidth-bound")}
     if len(ranked) == 1:
-        return (
-            f"{first.algorithm} takes {units.seconds(first.time_s)} for {size}: "
-            f"{first.bound}-bound, its busiest link {_bottleneck(first, topology)}."
+        return _(
+            "%(a)s takes %(time)s for %(size)s: %(bound)s, its busiest link %(link)s.",
+            a=first.algorithm,
+            time=units.seconds(first.time_s),
+            size=size,
+            bound=bound[first.bound],
+            link=_bottleneck(first, topology, _),
         )
     second = ranked[1]
     if second.place == first.place:
-        return (
-            f"{first.algorithm} and {second.algorithm} tie at {units.seconds(first.time_s)} "
-            f"for {size} on {topology.label}."
+        return _(
+            "%(a)s and %(b)s tie at %(time)s for %(size)s on %(topology)s.",
+            a=first.algorithm,
+            b=second.algorithm,
+            time=units.seconds(first.time_s),
+            size=size,
+            topology=translate_text(language, topology.label),
         )
     ratio = second.time_s / first.time_s if first.time_s else float("inf")
-    head = (
-        f"{first.algorithm} wins in {units.seconds(first.time_s)}, {ratio:.2f}× faster than "
-        f"{second.algorithm} ({units.seconds(second.time_s)}): "
+    head = _(
+        "%(a)s wins in %(time)s, %(ratio)s× faster than %(b)s (%(time_b)s):",
+        a=first.algorithm,
+        time=units.seconds(first.time_s),
+        ratio=f"{ratio:.2f}",
+        b=second.algorithm,
+        time_b=units.seconds(second.time_s),
     )
-    own = f"{first.algorithm} is {first.bound}-bound at {size}; "
+    own = _(
+        "%(a)s is %(bound)s at %(size)s;", a=first.algorithm, bound=bound[first.bound], size=size
+    )
     if second.latency_s - first.latency_s >= second.bandwidth_s - first.bandwidth_s:
-        why = own + (
-            f"it wins on latency, paying {units.seconds(first.latency_s)} of α in "
-            f"{_steps(first)} against {units.seconds(second.latency_s)} in {_steps(second)}"
+        why = _(
+            "it wins on latency, paying %(alpha)s of α in %(steps)s against %(alpha_b)s in "
+            "%(steps_b)s",
+            alpha=units.seconds(first.latency_s),
+            steps=_steps(first, _),
+            alpha_b=units.seconds(second.latency_s),
+            steps_b=_steps(second, _),
         )
     else:
-        why = own + (
-            f"it wins on bandwidth: {second.algorithm}'s bytes on its busiest links "
-            f"({_bottleneck(second, topology)} the worst) take "
-            f"{units.seconds(second.bandwidth_s)} against {units.seconds(first.bandwidth_s)}"
+        why = _(
+            "it wins on bandwidth: %(b)s's bytes on its busiest links (%(link)s the worst) take "
+            "%(time_b)s against %(time)s",
+            b=second.algorithm,
+            link=_bottleneck(second, topology, _),
+            time_b=units.seconds(second.bandwidth_s),
+            time=units.seconds(first.bandwidth_s),
         )
     slowed = [r.algorithm for r in ranked if r.contention]
     if slowed:
-        ratio_text = f"{topology.oversubscription:g}:1"
-        why += (
-            f", with contention on the {ratio_text} oversubscribed spine links slowing "
-            f"{', '.join(slowed)}"
+        why += _(
+            ", with contention on the %(ratio)s oversubscribed spine links slowing %(slowed)s",
+            ratio=f"{topology.oversubscription:g}:1",
+            slowed=", ".join(slowed),
         )
-    return head + why + "."
+    return _("%(head)s %(own)s %(why)s.", head=head, own=own, why=why)

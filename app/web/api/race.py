@@ -19,7 +19,9 @@ from app.collectives import CollectiveError
 from app.costs import CostError
 from app.costs.model import MAX_MESSAGE_BYTES
 from app.fabric import MAPPINGS, MAX_ALGORITHMS, TOPOLOGIES, FabricError, race, sweep
+from app.i18n.catalog import translate_text
 
+from ..i18n import page_language
 from .costs import finite
 
 bp = Blueprint("race", __name__)
@@ -90,14 +92,20 @@ def _common(args: Mapping[str, str], fields: tuple[str, ...]) -> dict:
 
 def race_of_query(args: Mapping[str, str]):
     """Run the race a query names (the endpoint's and the race pages' one reading of it)."""
-    return race(message_bytes=_number(args, "bytes"), **_common(args, RACE_FIELDS))
+    return race(
+        message_bytes=_number(args, "bytes"),
+        language=page_language(),
+        **_common(args, RACE_FIELDS),
+    )
 
 
 @bp.get("/api/race")
 def race_run():
     """Race 2-4 algorithms on one topology: per-step times, finish order, the verdict."""
-    result = race_of_query(request.args)
-    return jsonify(result.as_dict())  # every number finite: checked sizes, positive bandwidths
+    result = race_of_query(request.args).as_dict()
+    topology = result["topology"]
+    topology["label"] = translate_text(page_language(), topology["label"])
+    return jsonify(result)  # every number finite: checked sizes, positive bandwidths
 
 
 @bp.get("/api/race/sweep")
@@ -106,7 +114,9 @@ def race_sweep():
     values = _common(request.args, SWEEP_FIELDS)
     low = _number(request.args, "low_bytes", 1024.0)
     high = _number(request.args, "high_bytes", float(1 << 30))
-    return jsonify(finite(sweep(low_bytes=low, high_bytes=high, **values)))
+    result = finite(sweep(low_bytes=low, high_bytes=high, **values))
+    result["topology_label"] = translate_text(page_language(), result["topology_label"])
+    return jsonify(result)
 
 
 @bp.get("/api/topologies")
