@@ -13,10 +13,13 @@ class TermsCache:
 
     A Terms holds one value per rank (about 40 bytes each at 65,536 ranks), so a count of
     entries alone does not bound memory: 512 of the largest would take 1.4 GB. Weighing each
-    by its ranks keeps the cache under about 20 MB however the requests vary the rank count.
+    by its ranks keeps the cache under about 40 MB however the requests vary the rank count.
+    The 2^20 values hold sixteen Terms at 65,536 ranks: one comparison (every algorithm of a
+    collective, ranked, then drawn) must fit, or the least recently used entry is always the
+    next one needed and the comparison computes every algorithm twice (2^19 held eight).
     """
 
-    def __init__(self, entries: int = 512, ranks: int = 1 << 19) -> None:
+    def __init__(self, entries: int = 512, ranks: int = 1 << 20) -> None:
         self.entries, self.ranks = entries, ranks
         self._items: OrderedDict[tuple, Terms] = OrderedDict()
         self._held = 0

@@ -2,7 +2,8 @@
 
 Formulas and NCCL facts live only in the YAML (they agree with REFERENCE.md); the busbw
 factors are computed by `app.costs.bus_factor` and the link bandwidths read from the presets
-of app/costs/hardware.py, so the sheet cannot drift from the calculators.
+of app/costs/hardware.py, so the sheet cannot drift from the calculators. The text carries its
+Chinese beside the English (`zh:`, app/toolkit/translation.py): `sheet(lang)`.
 """
 
 from __future__ import annotations
@@ -12,15 +13,56 @@ from pathlib import Path
 
 from app.costs import HARDWARE, bus_factor
 from app.costs.hardware import INTER_NODE
+from app.i18n import DEFAULT
 from app.yamlload import safe_load
+
+from .translation import TEXT, Entry, check_entries, in_language
 
 SHEET_FILE = Path(__file__).resolve().parents[2] / "lessons" / "toolkit" / "cheatsheet.yaml"
 EXAMPLE_RANKS = (8, 128)  # one node, and the running case's 16 nodes × 8 GPUs
+# The sheet's text fields, by part: NCCL's and the collectives' names stay in English.
+SHEET_TEXT = {"conventions": TEXT, "lower_bound": TEXT, "algorithms_note": TEXT}
+LISTS_TEXT = {
+    "formulas": {"name": TEXT, "note": TEXT},
+    "algorithms": {"what": TEXT, "when": TEXT},
+    "protocols": {"what": TEXT},
+    "facts": {"title": TEXT, "text": TEXT},
+}
+PARTS_TEXT = {"busbw": {"note": TEXT}, "hardware": {"note": TEXT, "extra": TEXT}}
 
 
 @cache
 def _text() -> dict:
     return safe_load(SHEET_FILE.read_text(encoding="utf-8"))
+
+
+def entries(data: dict) -> list[Entry]:
+    """Every translatable entry of a cheat sheet file: the sheet, its parts, each list item."""
+    out = [Entry("cheatsheet.yaml", data, SHEET_TEXT)]
+    out += [Entry(f"cheatsheet.yaml: {k}", data[k], spec) for k, spec in PARTS_TEXT.items()]
+    for name, spec in LISTS_TEXT.items():
+        out += [
+            Entry(f"cheatsheet.yaml: {name}[{i}]", item, spec)
+            for i, item in enumerate(data[name], start=1)
+        ]
+    return out
+
+
+def load(data: dict, lang: str = DEFAULT) -> dict:
+    """The sheet's text in `lang`, its translations checked (TranslationError names the field)."""
+    check_entries(entries(data))
+    out = in_language(Entry("", data, SHEET_TEXT), lang)
+    for name, spec in PARTS_TEXT.items():
+        out[name] = in_language(Entry("", data[name], spec), lang)
+    for name, spec in LISTS_TEXT.items():
+        out[name] = [in_language(Entry("", item, spec), lang) for item in data[name]]
+    return out
+
+
+@cache
+def text(lang: str = DEFAULT) -> dict:
+    """lessons/toolkit/cheatsheet.yaml's text in `lang`."""
+    return load(_text(), lang)
 
 
 def busbw_rows() -> list[dict]:
@@ -63,10 +105,10 @@ def link_ratio() -> dict:
     }
 
 
-def sheet() -> dict:
-    """Everything the cheat sheet page shows, text and numbers."""
+def sheet(lang: str = DEFAULT) -> dict:
+    """Everything the cheat sheet page shows, text (in `lang`) and numbers."""
     return {
-        **_text(),
+        **text(lang),
         "link_ratio": link_ratio(),
         "busbw_rows": busbw_rows(),
         "hardware_rows": hardware_rows(),

@@ -1,7 +1,9 @@
 """The design prompts (lessons/toolkit/design.yaml) and the hang triage they end with.
 
 A prompt is written, then self-assessed against its rubric; only the triage's choice of rank
-and cause is graded here, since it has one right answer (lessons/toolkit/triage.yaml).
+and cause is graded here, since it has one right answer (lessons/toolkit/triage.yaml). Both
+files carry their Chinese beside the English (`zh:`, app/toolkit/translation.py); `lang` picks
+the text, never the answer.
 """
 
 from __future__ import annotations
@@ -9,9 +11,24 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from app.i18n import DEFAULT
+from app.i18n.catalog import translate
 from app.yamlload import safe_load
 
+from .translation import LINES, TEXT, Entry, check_entries, each, in_language
+
 FOLDER = Path(__file__).resolve().parents[2] / "lessons" / "toolkit"
+
+
+TRIAGE_TEXT = {"scenario": TEXT, "explain": TEXT, "rubric": LINES}
+CAUSE_TEXT = {"label": TEXT, "feedback": TEXT}
+PROMPT_TEXT = {
+    "title": TEXT,
+    "summary": TEXT,
+    "prompt": TEXT,
+    "rubric": each("text"),
+    "model_answer": LINES,
+}
 
 
 class TriageError(ValueError):
@@ -19,30 +36,65 @@ class TriageError(ValueError):
 
 
 @cache
-def triage() -> dict:
-    """The hang: the scenario, each rank's log, the causes, the culprit, rubric and answer."""
-    return safe_load((FOLDER / "triage.yaml").read_text(encoding="utf-8"))
+def source(name: str) -> dict:
+    """lessons/toolkit/<name>.yaml, parsed."""
+    return safe_load((FOLDER / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+def triage_entries(data: dict) -> list[Entry]:
+    """The translatable entries of the triage file: the whole, then each cause."""
+    return [Entry("triage.yaml", data, TRIAGE_TEXT)] + [
+        Entry(f"triage.yaml: cause {c['id']!r}", c, CAUSE_TEXT) for c in data["causes"]
+    ]
+
+
+def prompt_entries(data: dict) -> list[Entry]:
+    """The translatable entries of the design file: each prompt."""
+    return [Entry(f"design.yaml: prompt {p['id']!r}", p, PROMPT_TEXT) for p in data["prompts"]]
+
+
+def load_triage(data: dict, lang: str = DEFAULT) -> dict:
+    """The triage in `lang`, its translations checked (TranslationError names the field)."""
+    entries = triage_entries(data)
+    check_entries(entries)
+    out = in_language(entries[0], lang)
+    out["causes"] = [in_language(e, lang) for e in entries[1:]]
+    return out
 
 
 @cache
-def prompts() -> dict[str, dict]:
-    """Every design prompt by id; the triage prompt takes its rubric from the triage file."""
+def triage(lang: str = DEFAULT) -> dict:
+    """The hang: the scenario, each rank's log, the causes, the culprit, rubric and answer."""
+    return load_triage(source("triage"), lang)
+
+
+def load_prompts(data: dict, lang: str = DEFAULT) -> dict[str, dict]:
+    """Every design prompt of a parsed design file in `lang` by id, translations checked; the
+    triage prompt takes its rubric and model answer from the triage file."""
+    entries = prompt_entries(data)
+    check_entries(entries)
     out = {}
-    for raw in safe_load((FOLDER / "design.yaml").read_text(encoding="utf-8"))["prompts"]:
-        prompt = dict(raw)
+    for entry in entries:
+        prompt = in_language(entry, lang)
         if prompt.pop("rubric_from", None) == "triage":
-            prompt["rubric"] = [{"text": t} for t in triage()["rubric"]]
+            prompt["rubric"] = [{"text": t} for t in triage(lang)["rubric"]]
         if prompt.pop("model_answer_from", None) == "triage":
-            prompt["model_answer"] = [triage()["explain"]]
+            prompt["model_answer"] = [triage(lang)["explain"]]
         out[prompt["id"]] = prompt
     return out
 
 
-def grade_triage(body: object) -> dict:
+@cache
+def prompts(lang: str = DEFAULT) -> dict[str, dict]:
+    """Every design prompt of lessons/toolkit/design.yaml in `lang`, by id."""
+    return load_prompts(source("design"), lang)
+
+
+def grade_triage(body: object, lang: str = DEFAULT) -> dict:
     """Grade {rank, cause}: whether each is right, why, and the explanation."""
     if not isinstance(body, dict):
         raise TriageError("body: must be a JSON object with rank and cause")
-    data = triage()
+    data = triage(lang)
     ranks = [log["rank"] for log in data["logs"]]
     causes = {c["id"]: c for c in data["causes"]}
     unknown = [k for k in body if k not in ("rank", "cause")]
@@ -55,11 +107,15 @@ def grade_triage(body: object) -> dict:
         raise TriageError(f"cause: must be one of {', '.join(causes)}, got {str(cause)[:40]!r}")
     rank_ok = rank == data["culprit"]
     if rank_ok:
-        rank_feedback = f"Rank {rank} is the culprit: its last call differs from the others'."
+        rank_feedback = translate(
+            lang, "Rank %(rank)s is the culprit: its last call differs from the others'.", rank=rank
+        )
     else:
-        rank_feedback = (
-            f"Not rank {rank}: its log ends in the same collective as most ranks. "
-            "Compare the OpType each rank was in at the same SeqNum."
+        rank_feedback = translate(
+            lang,
+            "Not rank %(rank)s: its log ends in the same collective as most ranks. "
+            "Compare the OpType each rank was in at the same SeqNum.",
+            rank=rank,
         )
     chosen = causes[cause]
     return {

@@ -4,6 +4,8 @@ The drills are data (lessons/toolkit/drills.yaml). A step's answer is right when
 model formula at random points (app/toolkit/expressions.py). A wrong one gets the feedback of
 the authored mistake it equals, or else a sentence from its ratio to the model answer, so that
 "off by the (p−1)/p factor" is said wherever it happens, and always the step's hint.
+Each drill and step carries its Chinese beside the English (`zh:`, app/toolkit/translation.py);
+`lang` picks the text and the feedback sentences (the UI catalog), never the grading.
 """
 
 from __future__ import annotations
@@ -14,13 +16,18 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from app.i18n import DEFAULT
+from app.i18n.catalog import translate
 from app.yamlload import safe_load
 
 from . import expressions as ex
+from .translation import TEXT, Entry, check_entries, each, in_language
 
 DRILLS_FILE = Path(__file__).resolve().parents[2] / "lessons" / "toolkit" / "drills.yaml"
 POINTS = 8  # random points per comparison: a false match needs a root at all of them
 INTEGER_NAMES = ("p", "g", "N")  # counts of ranks, GPUs and nodes: drawn as whole numbers
+DRILL_TEXT = {"title": TEXT, "summary": TEXT, "legend": TEXT, "setup": TEXT}
+STEP_TEXT = {"prompt": TEXT, "hint": TEXT, "explain": TEXT, "mistakes": each("feedback")}
 
 
 class DrillError(ValueError):
@@ -108,32 +115,59 @@ def _step(raw: dict, names: tuple[str, ...]) -> Step:
     )
 
 
-@cache
-def drills() -> dict[str, Drill]:
-    """Load every drill of lessons/toolkit/drills.yaml, in file order, by id."""
-    data = safe_load(DRILLS_FILE.read_text(encoding="utf-8"))
+def entries(data: dict) -> list[Entry]:
+    """Every translatable entry of a drills file: each drill, then each of its steps."""
+    out = []
+    for raw in data["drills"]:
+        where = f"drills.yaml: drill {raw['id']!r}"
+        out.append(Entry(where, raw, DRILL_TEXT))
+        out += [
+            Entry(f"{where} step {i}", step, STEP_TEXT)
+            for i, step in enumerate(raw["steps"], start=1)
+        ]
+    return out
+
+
+def load(data: dict, lang: str = DEFAULT) -> dict[str, Drill]:
+    """Build every drill of a parsed drills file in `lang`, by id, after checking every
+    translation block (TranslationError names the entry and the field)."""
+    check_entries(entries(data))
     out = {}
     for raw in data["drills"]:
+        text = in_language(Entry("", raw, DRILL_TEXT), lang)
         variables = tuple(raw["variables"])
         derived = dict(raw.get("derived", {}))
         names = variables + tuple(derived)
+        steps = [in_language(Entry("", s, STEP_TEXT), lang) for s in raw["steps"]]
         out[raw["id"]] = Drill(
             id=raw["id"],
-            title=raw["title"],
-            summary=raw["summary"],
+            title=text["title"],
+            summary=text["summary"],
             lesson=raw["lesson"],
-            setup=raw["setup"],
-            legend=raw["legend"],
+            setup=text["setup"],
+            legend=text["legend"],
             variables=variables,
             derived=derived,
-            steps=tuple(_step(s, names) for s in raw["steps"]),
+            steps=tuple(_step(s, names) for s in steps),
         )
     return out
 
 
-def find(drill_id: str, step: object) -> tuple[Drill, int]:
+@cache
+def source() -> dict:
+    """lessons/toolkit/drills.yaml, parsed."""
+    return safe_load(DRILLS_FILE.read_text(encoding="utf-8"))
+
+
+@cache
+def drills(lang: str = DEFAULT) -> dict[str, Drill]:
+    """Every drill of lessons/toolkit/drills.yaml in `lang`, in file order, by id."""
+    return load(source(), lang)
+
+
+def find(drill_id: str, step: object, lang: str = DEFAULT) -> tuple[Drill, int]:
     """Return the drill and the step index, or raise DrillError naming the field."""
-    drill = drills().get(drill_id)
+    drill = drills(lang).get(drill_id)
     if drill is None:
         raise DrillError(f"drill: no drill {drill_id[:60]!r}; there are {', '.join(drills())}")
     last = len(drill.steps) - 1
@@ -142,13 +176,16 @@ def find(drill_id: str, step: object) -> tuple[Drill, int]:
     return drill, step
 
 
-def check(drill_id: str, step: object, answer: object, rng: random.Random) -> dict:
+def check(
+    drill_id: str, step: object, answer: object, rng: random.Random, lang: str = DEFAULT
+) -> dict:
     """Check one answer: {correct, feedback, hint, explain?, model?, next}.
 
     `next` is the index of the following step, or None after the last one. The model answer
     and explanation come back only when the answer is right (reveal gives them otherwise).
+    Every language grades alike: only the text of the feedback, hint and explanation differs.
     """
-    drill, index = find(drill_id, step)
+    drill, index = find(drill_id, step, lang)
     current = drill.steps[index]
     tree = ex.parse(answer, drill.names, "answer")  # ExpressionError: a 400 naming `answer`
     points = drill.points(rng)
@@ -156,34 +193,34 @@ def check(drill_id: str, step: object, answer: object, rng: random.Random) -> di
     if ex.same(tree, current.answer, points):
         return {
             "correct": True,
-            "feedback": "Right.",
+            "feedback": translate(lang, "Right."),
             "explain": current.explain,
             "model": current.answer_text,
             "next": following,
         }
     return {
         "correct": False,
-        "feedback": _diagnose(drill, current, tree, points),
+        "feedback": _diagnose(drill, current, tree, points, lang),
         "hint": current.hint,
         "next": index,
     }
 
 
-def reveal(drill_id: str, step: object) -> dict:
+def reveal(drill_id: str, step: object, lang: str = DEFAULT) -> dict:
     """Return the step's model answer and explanation, and the next step."""
-    drill, index = find(drill_id, step)
+    drill, index = find(drill_id, step, lang)
     current = drill.steps[index]
     following = index + 1 if index + 1 < len(drill.steps) else None
     return {"model": current.answer_text, "explain": current.explain, "next": following}
 
 
-def _diagnose(drill: Drill, step: Step, tree: ast.expr, points: list[dict]) -> str:
+def _diagnose(drill: Drill, step: Step, tree: ast.expr, points: list[dict], lang: str) -> str:
     """Name the likely mistake: an authored one, else what the ratio to the model says."""
     for mistake in step.mistakes:
         if ex.same(tree, mistake.answer, points):
             return mistake.feedback
     ratios = ex.ratio(tree, step.answer, points)
-    for factor, sentence in _factors(drill):
+    for factor, sentence in _factors(drill, lang):
         expected = ex.values_at([factor], points)
         pairs = [
             (r, row[0])
@@ -193,31 +230,62 @@ def _diagnose(drill: Drill, step: Step, tree: ast.expr, points: list[dict]) -> s
         if len(pairs) == len(ratios) and ratios and all(ex.close(r, f) for r, f in pairs):
             return sentence
     if ratios and all(ex.close(r, ratios[0]) for r in ratios):
-        return (
-            f"Your formula is {ratios[0]:.4g} × the model answer: "
-            "check the count of phases or steps."
+        return translate(
+            lang,
+            "Your formula is %(ratio)s × the model answer: check the count of phases or steps.",
+            ratio=f"{ratios[0]:.4g}",
         )
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     needed = {n.id for n in ast.walk(step.answer) if isinstance(n, ast.Name)}
     if needed - used:
-        return f"Not yet: the answer depends on {', '.join(sorted(needed - used))} too."
+        names = ", ".join(sorted(needed - used))
+        return translate(lang, "Not yet: the answer depends on %(names)s too.", names=names)
     if used - needed:
-        return f"Not yet: the answer does not depend on {', '.join(sorted(used - needed))}."
-    return "Not equivalent to the model answer."
+        names = ", ".join(sorted(used - needed))
+        return translate(lang, "Not yet: the answer does not depend on %(names)s.", names=names)
+    return translate(lang, "Not equivalent to the model answer.")
 
 
-def _factors(drill: Drill) -> list[tuple[ast.expr, str]]:
+def _factors(drill: Drill, lang: str) -> list[tuple[ast.expr, str]]:
     """The ratios (your answer ÷ the model's) that name a mistake, for each count in the drill."""
     out = []
     for v in (n for n in drill.names if n in INTEGER_NAMES):
         out += [
-            (f"({v}-1)/{v}", f"Off by the ({v}−1)/{v} factor: yours is ({v}−1)/{v} of the answer."),
-            (f"{v}/({v}-1)", f"Off by the ({v}−1)/{v} factor: multiply by ({v}−1)/{v}."),
-            (f"{v}", f"Off by a factor of {v}: per chunk (÷{v}) or per rank?"),
-            (f"1/{v}", f"Off by a factor of {v}: one chunk is M/{v}, but count them all."),
+            (
+                f"({v}-1)/{v}",
+                translate(
+                    lang,
+                    "Off by the (%(v)s−1)/%(v)s factor: yours is (%(v)s−1)/%(v)s of the answer.",
+                    v=v,
+                ),
+            ),
+            (
+                f"{v}/({v}-1)",
+                translate(
+                    lang, "Off by the (%(v)s−1)/%(v)s factor: multiply by (%(v)s−1)/%(v)s.", v=v
+                ),
+            ),
+            (
+                f"{v}",
+                translate(lang, "Off by a factor of %(v)s: per chunk (÷%(v)s) or per rank?", v=v),
+            ),
+            (
+                f"1/{v}",
+                translate(
+                    lang,
+                    "Off by a factor of %(v)s: one chunk is M/%(v)s, but count them all.",
+                    v=v,
+                ),
+            ),
         ]
     out += [
-        ("2", "Twice the answer: did you count a phase twice?"),
-        ("1/2", "Half the answer: a phase is missing (AllReduce = reduce-scatter + allgather)."),
+        ("2", translate(lang, "Twice the answer: did you count a phase twice?")),
+        (
+            "1/2",
+            translate(
+                lang,
+                "Half the answer: a phase is missing (AllReduce = reduce-scatter + allgather).",
+            ),
+        ),
     ]
     return [(ex.parse(text, drill.names, "factor"), sentence) for text, sentence in out]

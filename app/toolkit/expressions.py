@@ -6,6 +6,8 @@ only numbers, the allowed names, + − × ÷, powers with a small constant expon
 parentheses get through. Nothing is ever executed: the tree is walked by `evaluate`. Two
 formulas are the same when they agree at several random points, which accepts every
 rearrangement and nothing else in practice (Schwartz–Zippel, for rational functions).
+A refusal's message is marked for the catalog (`N_`) with its values apart, so the page can show
+it in the learner's language: `ExpressionError.in_language(lang)`.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ import random
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from app.i18n import DEFAULT, N_
+from app.i18n.catalog import translate
+
 MAX_LENGTH = 200
 MAX_DEPTH = 24
 MAX_EXPONENT = 8
-ALLOWED_FORM = (
-    "numbers, the names {names}, + - * / ** and parentheses "
+ALLOWED_FORM = N_(
+    "numbers, the names %(names)s, + - * / ** and parentheses "
     "(×, ·, ÷, −, ^, α, β, γ and implied products like 2(p-1) are fine)"
 )
 # Typographic forms a learner may paste, and what they mean in Python.
@@ -49,8 +54,33 @@ BINARY = {
 UNARY = {ast.UAdd: lambda a: a, ast.USub: lambda a: -a}
 
 
+class Text:
+    """A catalog message and its values (some of them Texts too): English by str()."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        self.message, self.values = message, values
+
+    def in_language(self, lang: str) -> str:
+        values = {
+            k: v.in_language(lang) if isinstance(v, Text | ExpressionError) else v
+            for k, v in self.values.items()
+        }
+        return translate(lang, self.message, **values)
+
+    def __str__(self) -> str:
+        return self.in_language(DEFAULT)
+
+
 class ExpressionError(ValueError):
     """The text is not a formula in the allowed form; the message says what is wrong."""
+
+    def __init__(self, message: str, **values: object) -> None:
+        self.text = Text(message, **values)
+        super().__init__(str(self.text))
+
+    def in_language(self, lang: str) -> str:
+        """The message in `lang` (the UI catalog; English where it has none)."""
+        return self.text.in_language(lang)
 
 
 def _tokens(text: str) -> list[str]:
@@ -61,7 +91,7 @@ def _tokens(text: str) -> list[str]:
         match = TOKEN.match(text, pos)
         if not match:
             bad = text[pos:].lstrip()[:1]
-            raise ExpressionError(f"{bad!r} is not allowed")
+            raise ExpressionError(N_("%(bad)s is not allowed"), bad=repr(bad))
         out.append(match.group(match.lastindex))
         pos = match.end()
     return out
@@ -104,7 +134,7 @@ def _refuse_calls(tokens: list[str], names: tuple[str, ...]) -> None:
     """Refuse `name(` for a name that is not a variable: a function call, not a product."""
     for name, after in zip(tokens, tokens[1:], strict=False):
         if after == "(" and name[0].isalpha() and name not in names:
-            raise ExpressionError(f"calls like {name}(...) are not allowed")
+            raise ExpressionError(N_("calls like %(name)s(...) are not allowed"), name=name)
 
 
 def _ends_value(token: str) -> bool:
@@ -121,13 +151,22 @@ def parse(text: object, names: Iterable[str], field: str = "answer") -> ast.expr
     Every message starts with `field` and says what is allowed.
     """
     names = tuple(names)
-    form = ALLOWED_FORM.format(names=", ".join(names))
+    form = Text(ALLOWED_FORM, names=", ".join(names))
     if not isinstance(text, str):
-        raise ExpressionError(f"{field}: must be a formula as text, using {form}")
+        raise ExpressionError(
+            N_("%(field)s: must be a formula as text, using %(form)s"), field=field, form=form
+        )
     if not text.strip():
-        raise ExpressionError(f"{field}: is empty; write a formula using {form}")
+        raise ExpressionError(
+            N_("%(field)s: is empty; write a formula using %(form)s"), field=field, form=form
+        )
     if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"{field}: at most {MAX_LENGTH} characters, got {len(text)}")
+        raise ExpressionError(
+            N_("%(field)s: at most %(max)s characters, got %(got)s"),
+            field=field,
+            max=MAX_LENGTH,
+            got=len(text),
+        )
     for typed, meant in SPELLINGS.items():
         text = text.replace(typed, meant)
     try:
@@ -136,26 +175,39 @@ def parse(text: object, names: Iterable[str], field: str = "answer") -> ast.expr
         source = _with_implied_products(tokens)
         tree = ast.parse(source, mode="eval").body
     except ExpressionError as exc:
-        raise ExpressionError(f"{field}: {exc}; use {form}") from None
+        raise ExpressionError(
+            N_("%(field)s: %(problem)s; use %(form)s"), field=field, problem=exc, form=form
+        ) from None
     except SyntaxError:
-        raise ExpressionError(f"{field}: is not a complete formula; use {form}") from None
+        raise ExpressionError(
+            N_("%(field)s: is not a complete formula; use %(form)s"), field=field, form=form
+        ) from None
     _check(tree, set(names), field, form, depth=0)
     return tree
 
 
-def _check(node: ast.AST, names: set[str], field: str, form: str, depth: int) -> None:
+def _check(node: ast.AST, names: set[str], field: str, form: Text, depth: int) -> None:
     """Refuse any node outside the whitelist, names outside `names`, deep trees, big powers."""
     if depth > MAX_DEPTH:
-        raise ExpressionError(f"{field}: nested too deeply (at most {MAX_DEPTH} levels)")
+        raise ExpressionError(
+            N_("%(field)s: nested too deeply (at most %(max)s levels)"), field=field, max=MAX_DEPTH
+        )
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         if not math.isfinite(node.value) or abs(node.value) > 1e12:
-            raise ExpressionError(f"{field}: numbers must be finite and at most 1e12")
+            raise ExpressionError(
+                N_("%(field)s: numbers must be finite and at most 1e12"), field=field
+            )
         return
     if isinstance(node, ast.Name):
         if node.id not in names:
             raise ExpressionError(
-                f"{field}: unknown name {node.id!r}; the names are {', '.join(sorted(names))} "
-                "(write products with *, e.g. p*M)"
+                N_(
+                    "%(field)s: unknown name %(name)s; the names are %(names)s "
+                    "(write products with *, e.g. p*M)"
+                ),
+                field=field,
+                name=repr(node.id),
+                names=", ".join(sorted(names)),
             )
         return
     if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
@@ -165,8 +217,9 @@ def _check(node: ast.AST, names: set[str], field: str, form: str, depth: int) ->
         exponent = _constant_exponent(node.right)
         if exponent is None or abs(exponent) > MAX_EXPONENT:
             raise ExpressionError(
-                f"{field}: an exponent must be a whole number from -{MAX_EXPONENT} to "
-                f"{MAX_EXPONENT}"
+                N_("%(field)s: an exponent must be a whole number from -%(max)s to %(max)s"),
+                field=field,
+                max=MAX_EXPONENT,
             )
         _check(node.left, names, field, form, depth + 1)
         return
@@ -174,8 +227,10 @@ def _check(node: ast.AST, names: set[str], field: str, form: str, depth: int) ->
         _check(node.left, names, field, form, depth + 1)
         _check(node.right, names, field, form, depth + 1)
         return
-    what = "a function call" if isinstance(node, ast.Call) else type(node).__name__
-    raise ExpressionError(f"{field}: {what} is not allowed; use {form}")
+    what = Text(N_("a function call")) if isinstance(node, ast.Call) else type(node).__name__
+    raise ExpressionError(
+        N_("%(field)s: %(what)s is not allowed; use %(form)s"), field=field, what=what, form=form
+    )
 
 
 def _constant_exponent(node: ast.expr) -> int | None:

@@ -4,7 +4,8 @@ The case is docs/course-case.md: a 7B model (L = 32, h = 4096, s = 4096), BF16, 
 precision (16 bytes of state per parameter: 2 weights + 2 gradients + 12 optimizer), a global
 batch of 1024 sequences, on 16 nodes × 8 H100 80 GB with NVLink 4 and NDR InfiniBand. The
 communication numbers come from the parallelism_3d calculator; memory counts model states only
-(activations come on top, which is why the rubric asks for room to spare).
+(activations come on top, which is why the rubric asks for room to spare). Labels and details
+come in `lang` (the UI catalog); the calculator's own interpretation is its own text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from app.costs import CostError
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.step_plan import FLOP_PER_PARAM_TOKEN, state_bytes
+from app.i18n import DEFAULT
+from app.i18n.catalog import translate
 
 PARAMS = 7e9
 LAYERS, HIDDEN, SEQ = 32, 4096, 4096
@@ -79,48 +82,60 @@ def _criterion(key: str, label: str, ok: bool, detail: str) -> dict:
     return {"id": key, "label": label, "ok": ok, "detail": detail}
 
 
-def _shape_criteria(tp: int, pp: int, dp: int) -> list[dict]:
+def _shape_criteria(tp: int, pp: int, dp: int, lang: str) -> list[dict]:
     """The layout's shape: all GPUs used, TP inside a node, PP over layers, DP over the batch."""
     gpus = tp * pp * dp
-    stages = f"{pp} stage" + ("s" if pp > 1 else "")
-    per_replica = (
-        f" = {GLOBAL_BATCH // dp} per replica" if GLOBAL_BATCH % dp == 0 else ": not whole"
-    )
+    if pp > 1:
+        stages = translate(lang, "32 layers over %(pp)s stages", pp=pp)
+    else:
+        stages = translate(lang, "32 layers over %(pp)s stage", pp=pp)
+    if GLOBAL_BATCH % dp == 0:
+        batch = translate(lang, "1024 / %(dp)s = %(n)s per replica", dp=dp, n=GLOBAL_BATCH // dp)
+    else:
+        batch = translate(lang, "1024 / %(dp)s: not whole", dp=dp)
     return [
         _criterion(
-            "gpus", "TP × PP × DP uses all 128 GPUs", gpus == GPUS, f"{tp} × {pp} × {dp} = {gpus}"
+            "gpus",
+            translate(lang, "TP × PP × DP uses all 128 GPUs"),
+            gpus == GPUS,
+            f"{tp} × {pp} × {dp} = {gpus}",
         ),
         _criterion(
             "tp_in_node",
-            "The TP group fits inside one node (NVLink)",
+            translate(lang, "The TP group fits inside one node (NVLink)"),
             tp <= GPUS_PER_NODE and GPUS_PER_NODE % tp == 0,
-            f"tp = {tp}; a node has {GPUS_PER_NODE} GPUs",
+            translate(lang, "tp = %(tp)s; a node has %(n)s GPUs", tp=tp, n=GPUS_PER_NODE),
         ),
         _criterion(
-            "pp_layers", "PP divides the 32 layers", LAYERS % pp == 0, f"32 layers over {stages}"
+            "pp_layers", translate(lang, "PP divides the 32 layers"), LAYERS % pp == 0, stages
         ),
         _criterion(
             "batch",
-            "DP divides the global batch of 1024 sequences",
+            translate(lang, "DP divides the global batch of 1024 sequences"),
             GLOBAL_BATCH % dp == 0,
-            f"1024 / {dp}{per_replica}",
+            batch,
         ),
     ]
 
 
-def check(layout: dict[str, int]) -> dict:
+def check(layout: dict[str, int], lang: str = DEFAULT) -> dict:
     """Check each numeric criterion of the rubric and price the layout's communication."""
     tp, pp, dp, zero = layout["tp"], layout["pp"], layout["dp"], layout["zero"]
     memory = memory_bytes(tp, pp, dp, zero)
-    criteria = _shape_criteria(tp, pp, dp)
+    criteria = _shape_criteria(tp, pp, dp, lang)
     shape_ok = all(c["ok"] for c in criteria)
     criteria.append(
         _criterion(
             "memory",
-            "Model states fit in 80 GB per GPU, with room for activations",
+            translate(lang, "Model states fit in 80 GB per GPU, with room for activations"),
             memory <= 0.75 * GPU_MEMORY_BYTES,
-            f"{memory / 1e9:.1f} GB of weights, gradients and optimizer state per GPU "
-            f"(ZeRO-{zero}); keep ≤ 60 GB so activations fit",
+            translate(
+                lang,
+                "%(gb)s GB of weights, gradients and optimizer state per GPU (ZeRO-%(zero)s); "
+                "keep ≤ 60 GB so activations fit",
+                gb=f"{memory / 1e9:.1f}",
+                zero=zero,
+            ),
         )
     )
     out = {"layout": layout, "criteria": criteria, "memory_gb": memory / 1e9}
@@ -134,14 +149,23 @@ def check(layout: dict[str, int]) -> dict:
         return out
     comm_s = comm["outputs"]["comm_s"]
     if zero == 3:  # a second parameter allgather in backward: 1.5× DP's volume ([ZeRO] § 7)
-        comm["interpretation"] += " ZeRO-3 adds a parameter allgather: 1.5× the DP bytes."
+        comm["interpretation"] += " " + translate(
+            lang, "ZeRO-3 adds a parameter allgather: 1.5× the DP bytes."
+        )
     out["communication"] = comm
     criteria.append(
         _criterion(
             "comm_vs_compute",
-            "Communication per step (serial, no overlap) is below compute per step",
+            translate(
+                lang, "Communication per step (serial, no overlap) is below compute per step"
+            ),
             comm_s < COMPUTE_S,
-            f"{comm_s:.3g} s of communication against ≈ {COMPUTE_S:.2g} s of compute",
+            translate(
+                lang,
+                "%(comm)s s of communication against ≈ %(compute)s s of compute",
+                comm=f"{comm_s:.3g}",
+                compute=f"{COMPUTE_S:.2g}",
+            ),
         )
     )
     return out

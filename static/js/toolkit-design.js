@@ -34,7 +34,7 @@
   const boxes = Array.from(rubric.querySelectorAll('[data-role="criterion"]'));
   function score() {
     const ticked = boxes.filter((b) => b.checked).length;
-    $('[data-role="score"]').textContent = `${ticked} of ${boxes.length} points.`;
+    $('[data-role="score"]').textContent = _("{ticked} of {total} points.", { ticked, total: boxes.length });
   }
   boxes.forEach((b) => b.addEventListener("change", score));
   $('[data-role="assess"]').addEventListener("click", () => {
@@ -61,7 +61,8 @@
     for (const c of criteria) {
       const li = document.createElement("li");
       li.className = c.ok ? "ok" : "bad";
-      li.append(para((c.ok ? "✓ Meets: " : "✗ Misses: ") + c.label), para(c.detail, "muted"));
+      const verdict = c.ok ? _("✓ Meets: {label}", { label: c.label }) : _("✗ Misses: {label}", { label: c.label });
+      li.append(para(verdict), para(c.detail, "muted"));
       ul.appendChild(li);
     }
     return ul;
@@ -74,8 +75,9 @@
       if (!found.length) { span.textContent = ""; return; }
       const ok = found.every((c) => c.ok);
       span.className = "rubric-check " + (ok ? "ok" : "bad");
-      span.textContent = (ok ? "Your layout meets this: " : "Your layout misses this: ") +
-        found.map((c) => c.detail).join("; ");
+      const details = found.map((c) => c.detail).join("; ");
+      span.textContent = ok ? _("Your layout meets this: {details}", { details })
+        : _("Your layout misses this: {details}", { details });
     });
   }
 
@@ -107,14 +109,14 @@
       const f = new FormData(triage);
       const out = $('[data-role="triage-result"]');
       if (f.get("rank") === null || f.get("cause") === null) {
-        out.replaceChildren(para("Choose a rank and a cause first.", "verdict bad"));
+        out.replaceChildren(para(_("Choose a rank and a cause first."), "verdict bad"));
         return;
       }
       send(triage.dataset.url, { rank: Number(f.get("rank")), cause: f.get("cause") })
         .then(({ ok, data }) => {
           if (!ok) { out.replaceChildren(para(data.error, "error-box")); return; }
           out.replaceChildren(
-            para(data.correct ? "Right: rank and cause." : "Not quite.", data.correct ? "verdict ok" : "verdict bad"),
+            para(data.correct ? _("Right: rank and cause.") : _("Not quite."), data.correct ? "verdict ok" : "verdict bad"),
             para(data.rank_feedback, data.rank_correct ? "ok" : "bad"),
             para(data.cause_feedback, data.cause_correct ? "ok" : "bad"),
           );

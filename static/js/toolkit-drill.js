@@ -32,7 +32,7 @@
     const line = document.createElement("p");
     line.className = "drill-model";
     const label = document.createElement("span");
-    label.textContent = "Model answer: ";
+    label.textContent = _("Model answer:") + " ";
     const code = document.createElement("code");
     code.textContent = data.model;
     line.append(label, code);
@@ -40,8 +40,8 @@
   }
 
   // Close the step (its answer shown), then open the next one or the closing note.
-  function finish(step, data, verdict) {
-    say(step, [[verdict, verdict === "Right." ? "verdict ok" : "verdict"], [data.explain, ""]]);
+  function finish(step, data, verdict, right) {
+    say(step, [[verdict, right ? "verdict ok" : "verdict"], [data.explain, ""]]);
     step.querySelector('[data-role="feedback"]').appendChild(modelLine(data));
     step.classList.add("done");
     step.querySelectorAll("input, button").forEach((el) => { el.disabled = true; });
@@ -64,22 +64,25 @@
       event.preventDefault();
       post(root.dataset.checkUrl, { step: index, answer: input.value }).then(({ ok, data }) => {
         if (!ok) {
-          say(step, [[data.error || "The server could not check this answer.", "verdict bad"]]);
+          say(step, [[data.error || _("The server could not check this answer."), "verdict bad"]]);
           input.setAttribute("aria-invalid", "true");
           return;
         }
         input.removeAttribute("aria-invalid");
         if (data.correct) {
-          finish(step, data, "Right.");
+          finish(step, data, _("Right."), true);
         } else {
-          say(step, [["Not yet. " + data.feedback, "verdict bad"], ["Hint: " + data.hint, "hint"]]);
+          say(step, [
+            [_("Not yet. {feedback}", { feedback: data.feedback }), "verdict bad"],
+            [_("Hint: {hint}", { hint: data.hint }), "hint"],
+          ]);
           input.focus();
         }
       });
     });
     step.querySelector('[data-role="reveal"]').addEventListener("click", () => {
       post(root.dataset.revealUrl, { step: index }).then(({ ok, data }) => {
-        if (ok) finish(step, data, "Revealed.");
+        if (ok) finish(step, data, _("Revealed."), false);
       });
     });
   });

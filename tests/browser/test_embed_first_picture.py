@@ -104,8 +104,10 @@ def undirected(edges: list[list]) -> list[list]:
     return [min(e[:2], e[2:]) + max(e[:2], e[2:]) for e in edges]
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def no_js_page(browser):
+    """One page without scripts for the module: it only loads the server's HTML and is read
+    (no script runs, so nothing is stored); a new page per test started a renderer each time."""
     context = browser.new_context(viewport={"width": 760, "height": 520}, java_script_enabled=False)
     yield context.new_page()
     context.close()

@@ -94,12 +94,13 @@ def test_the_hang_triage_is_graded_on_the_server(page, live_server):
     assert page.console_errors == []
 
 
-def test_the_cheat_sheet_prints_on_one_a4_and_one_letter_page(page, live_server):
-    page.goto(f"{live_server.url}/toolkit/cheatsheet")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cheat_sheet_prints_on_one_a4_and_one_letter_page(page, live_server, lang):
+    page.goto(f"{live_server.url}/toolkit/cheatsheet?lang={lang}")
     expect(page.locator('[data-role="busbw"] tbody tr')).to_have_count(3)
     for paper in ("A4", "Letter"):
         pdf = page.pdf(format=paper)
-        assert len(PAGE_OBJECT.findall(pdf)) == 1, f"{paper}: more than one page"
+        assert len(PAGE_OBJECT.findall(pdf)) == 1, f"{lang}, {paper}: more than one page"
 
 
 def test_the_cheat_sheet_reads_on_a_phone(browser, live_server):

@@ -331,3 +331,19 @@ def test_the_terms_cache_holds_a_bounded_count_of_per_rank_values(monkeypatch):
     held = [len(terms.bytes_per_rank) for terms in cache._items.values()]
     assert sum(held) <= 5000
     assert held == [1016, 1017, 1018, 1019]  # as many of the most recent as fit
+
+
+def test_a_comparison_at_the_most_ranks_computes_each_algorithm_once(monkeypatch):
+    # Ranking the algorithms, then drawing their lines, asks for each one's terms twice: the
+    # cache must hold them all, or each is evicted just before it is asked for again.
+    monkeypatch.setattr(model, "TERMS_CACHE", model.TermsCache())
+    computed = []
+    real = model.TermsCache.get
+
+    def counted(cache, key, compute):
+        return real(cache, key, lambda: computed.append(key) or compute())
+
+    monkeypatch.setattr(model.TermsCache, "get", counted)
+    CALCULATORS["compare"](ranks=1 << 16)
+    assert computed, "the comparison asked the cache for nothing"
+    assert len(computed) == len(set(computed)), sorted(computed)

@@ -98,6 +98,7 @@ def _extracted() -> set[str]:
     ]
     keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "translate": (2,)}
     ids = set()
+
     def sources(path: str) -> bool:
         return path.split("/")[0] in ("app", "templates", "static")
 
