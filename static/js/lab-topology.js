@@ -41,7 +41,10 @@
   const WORKER_URL = document.currentScript ? new URL("lab-flight-worker.js", document.currentScript.src).href : null;
   const OFFSCREEN = !!WORKER_URL && typeof Worker === "function" && typeof OffscreenCanvas === "function"
     && typeof HTMLCanvasElement.prototype.transferControlToOffscreen === "function";
-  const LATE_MS = 500; // a flight the worker has not landed this long after its end is landed here
+  // A flight the worker has not landed this long after its end is landed here: a worker's
+  // requestAnimationFrame stops while its canvas is scrolled out of view, and the views after
+  // the topology (drawn once the chunks land) must not wait for it.
+  const LATE_MS = 60;
 
   // The packets' canvas, drawn by the worker; `onFail` when the worker cannot run (the view then
   // goes back to the dots). `fly` settles once the worker has landed the flight, or it was cut short.
