@@ -11,11 +11,16 @@ import shutil
 import threading
 
 import pytest
+from hypothesis import settings
 from werkzeug.serving import make_server
 
 from app import create_app
 from app.web.extensions import socketio
 from app.web.headers import RequestHandler
+
+# No per-example deadline: it is a timed assertion, and a loaded machine fails it at random.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

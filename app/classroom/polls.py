@@ -16,6 +16,12 @@ option counts; an empty predict answer is the option "none"), the value to 4 sig
 for numeric ones, "right" or "wrong" for order and match. Explain questions are not polled:
 nothing grades them.
 
+Languages: a room mixes readers. A poll is drawn once, then put in every language the question
+has a translation in (`Bank.in_language`): the same draw (the generator's state is replayed),
+so the same numbers, option ids and order, with the texts in that language. Each member is sent
+its language's `public_poll` and `result`; answers are graded against the one draw, so zh and
+en answers count in one tally. The record keeps the other languages' texts under `texts`.
+
 `"predict-next-step"` picks a predict question about the run on screen: one whose cases can be
 drawn at the teacher's collective, algorithm, ranks, root and node size, asking about the step
 after the one shown. When none can (the bank's predict questions draw 4-16 ranks, and only the
@@ -31,10 +37,11 @@ import html
 import random
 
 from app.collectives import COLLECTIVES
+from app.i18n import DEFAULT, LANGUAGES, N_
 from app.quiz import Bank, Question, StaleQuestion, SubmissionError, generators, grade, public
 
 from . import checks
-from .checks import ClassError
+from .checks import ClassError, said
 from .store import Answer, Tally
 
 PREDICT_NEXT_STEP = "predict-next-step"
@@ -51,6 +58,7 @@ def make_poll(bank: Bank, secret: str, question_id: object, state: dict | None) 
     else:
         q = _bank_question(bank, question_id)
     poll_id = checks.new_poll_id()
+    replay = rng.getstate()  # every language's copy is drawn from here: the same draw
     question = public(bank, q, poll_key(secret, poll_id), rng, drawn=drawn)
     signed = {k: question[k] for k in ("params", "token") if k in question}
     record = {
@@ -62,7 +70,33 @@ def make_poll(bank: Bank, secret: str, question_id: object, state: dict | None) 
         "note": note,
     }
     record["key"] = _answer_key(bank, secret, record)
+    record["texts"] = _other_languages(bank, secret, record, q, replay, drawn)
     return record
+
+
+def _other_languages(bank: Bank, secret: str, record: dict, q: Question, replay, drawn) -> dict:
+    """Return {lang: {question, why, detail}} for each language `q` is translated in."""
+    texts = {}
+    for lang in LANGUAGES:
+        if lang == bank.language or lang not in q.translations:
+            continue
+        theirs = bank.in_language(lang)
+        rng = random.Random()
+        rng.setstate(replay)
+        question = public(theirs, theirs.by_id[q.id], poll_key(secret, record["poll_id"]), rng,
+                          drawn=drawn)  # fmt: skip
+        question.update(record["signed"])  # one signed draw: a token is signed afresh each time
+        key = _answer_key(theirs, secret, {**record, "question": question})
+        texts[lang] = {"question": question, "why": key["why"], "detail": key["detail"]}
+    return texts
+
+
+def _texts(record: dict, lang: str) -> dict:
+    """The poll's texts in `lang` (English, the bank's own, when it has no translation)."""
+    theirs = record.get("texts", {}).get(lang)
+    if theirs is not None:
+        return theirs
+    return {"question": record["question"], **record["key"]}
 
 
 def poll_key(secret: str | bytes, poll_id: str) -> bytes:
@@ -71,19 +105,20 @@ def poll_key(secret: str | bytes, poll_id: str) -> bytes:
     return hmac.new(raw, b"classroom poll\x00" + poll_id.encode(), hashlib.sha256).digest()
 
 
-def public_poll(record: dict) -> dict:
-    """What every member sees of an open poll: its id and the question, no answer."""
-    return {"poll_id": record["poll_id"], "question": record["question"]}
+def public_poll(record: dict, lang: str = DEFAULT) -> dict:
+    """What every member reading `lang` sees of an open poll: its id and the question, no answer."""
+    return {"poll_id": record["poll_id"], "question": _texts(record, lang)["question"]}
 
 
-def result(record: dict, tally: Tally) -> dict:
-    """What every member sees once the poll is revealed: the right answer, why, the counts."""
-    key = record["key"]
+def result(record: dict, tally: Tally, lang: str = DEFAULT) -> dict:
+    """What every member reading `lang` sees once the poll is revealed: the right answer, why,
+    the counts (the same ids, numbers and counts in every language)."""
+    texts = _texts(record, lang)
     return {
         "poll_id": record["poll_id"],
-        "correct": key["correct"],
-        "why": key["why"],
-        "detail": key["detail"],
+        "correct": record["key"]["correct"],
+        "why": texts["why"],
+        "detail": texts["detail"],
         "counts": tally.counts,
         "answered": tally.answered,
         "right": tally.right,
@@ -96,7 +131,7 @@ def grade_answer(bank: Bank, secret: str, record: dict, answer: object) -> Answe
     try:  # no record of graded draws: a later answer replaces this one until the reveal
         verdict = grade(bank, body, poll_key(secret, record["poll_id"]))
     except StaleQuestion as e:  # an id the poll's key did not make: not one of its options
-        raise ClassError(e.field, "not an option of this poll's question") from None
+        raise ClassError(e.field, N_("not an option of this poll's question")) from None
     except SubmissionError as e:
         raise ClassError(e.field, str(e).removeprefix(f"{e.field}: ")) from None
     return Answer(answer, _tally_keys(record["kind"], answer, verdict), verdict["correct"] is True)
@@ -121,15 +156,25 @@ def _has_none(verdict: dict) -> bool:
 
 def _bank_question(bank: Bank, question_id: object) -> Question:
     if not isinstance(question_id, str) or not question_id:
-        raise ClassError("question_id", f'must be a bank question id or "{PREDICT_NEXT_STEP}"')
+        raise ClassError(
+            "question_id",
+            N_('must be a bank question id or "%(predict)s"'),
+            predict=PREDICT_NEXT_STEP,
+        )
     q = bank.by_id.get(question_id)
     if q is None:
-        raise ClassError("question_id", f"no question {checks.shown(question_id)} in the bank")
+        raise ClassError(
+            "question_id", N_("no question %(id)s in the bank"), id=checks.shown(question_id)
+        )
     if q.kind not in POLLED_KINDS:
         raise ClassError(
             "question_id",
-            f"{q.kind} questions cannot be polled (nothing grades them); pick one of kind "
-            + ", ".join(POLLED_KINDS),
+            N_(
+                "%(kind)s questions cannot be polled (nothing grades them); "
+                "pick one of kind %(kinds)s"
+            ),
+            kind=q.kind,
+            kinds=", ".join(POLLED_KINDS),
         )
     return q
 
@@ -137,13 +182,22 @@ def _bank_question(bank: Bank, question_id: object) -> Question:
 def _predict_for(bank: Bank, state: dict | None, rng: random.Random) -> tuple:
     """Return (question, draw, note) for a predict question about the run on screen."""
     if state is None:
-        raise ClassError("question_id", f"{PREDICT_NEXT_STEP} needs a run on screen: drive first")
+        raise ClassError(
+            "question_id",
+            N_("%(predict)s needs a run on screen: drive first"),
+            predict=PREDICT_NEXT_STEP,
+        )
     c, a = state["collective"], state["algorithm"]
     about = [q for q in bank.questions if q.kind == "predict" and _is_about(q, c, a)]
     if not about:
         raise ClassError(
             "question_id",
-            f"no predict question in the bank is about {a} {c}; pick a question by its id",
+            N_(
+                "no predict question in the bank is about %(algorithm)s %(collective)s; "
+                "pick a question by its id"
+            ),
+            algorithm=a,
+            collective=c,
         )
     root = state["root"] if COLLECTIVES[c].uses_root else 0
     shape = (state["ranks"], root, state["ranks_per_node"])
@@ -151,12 +205,20 @@ def _predict_for(bank: Bank, state: dict | None, rng: random.Random) -> tuple:
     for q in about:
         drawn = generators.draw_predict_for(q.predict, rng, c, a, shape, state["step"])
         if drawn is not None:
-            return q, drawn, f"about step {state['step'] + 1} of the run on screen"
+            note = said(N_("about step %(step)s of the run on screen"), step=state["step"] + 1)
+            return q, drawn, note
     q = about[0]
     drawn = generators.draw_predict_for(q.predict, rng, c, a)
-    note = (
-        f"the bank's predict questions do not draw step {state['step'] + 1} of this run "
-        f"({state['ranks']} ranks); this one asks about {a} {c} on {drawn['ranks']} ranks"
+    note = said(
+        N_(
+            "the bank's predict questions do not draw step %(step)s of this run (%(ranks)s ranks); "
+            "this one asks about %(algorithm)s %(collective)s on %(drawn)s ranks"
+        ),
+        step=state["step"] + 1,
+        ranks=state["ranks"],
+        algorithm=a,
+        collective=c,
+        drawn=drawn["ranks"],
     )
     return q, drawn, note
 

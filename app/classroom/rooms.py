@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.i18n import DEFAULT, LANGUAGES, N_
 from app.quiz import Bank, BankError
 
 from . import checks, codes, polls
@@ -41,12 +42,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Joined:
-    """A member's place in a room: the role the token gave, its member id, who is present."""
+    """A member's place in a room: the role the token gave, its member id, who is present, and
+    the language it reads (polls and messages reach it in that language)."""
 
     code: str
     role: str
     member_id: str
     presence: Presence
+    lang: str = DEFAULT
 
 
 class Classroom:
@@ -83,9 +86,16 @@ class Classroom:
         raise RuntimeError(f"no free room code after {CREATE_ATTEMPTS} attempts")
 
     def join(
-        self, sid: str, code: object, name: object, teacher_token: object, member_id: object
+        self,
+        sid: str,
+        code: object,
+        name: object,
+        teacher_token: object,
+        member_id: object,
+        lang: object = None,
     ) -> Joined:
         """Put connection `sid` in the room as teacher (with the token) or student."""
+        reads = checks.language(lang)
         room = self._room(code)
         shown_name = checks.name(name)
         member = checks.member_id(member_id)
@@ -99,18 +109,21 @@ class Classroom:
         except RoomFull:
             raise ClassError(
                 "code",
-                f"room {room.code} is full: at most {self.max_members} members (CLASS_MAX_MEMBERS)",
+                N_("room %(code)s is full: at most %(max)s members (CLASS_MAX_MEMBERS)"),
+                code=room.code,
+                max=self.max_members,
             ) from None
         except NoRoom:
             raise _no_room(room.code) from None
-        return Joined(room.code, role, member, presence)
+        return Joined(room.code, role, member, presence, reads)
 
-    def snapshot(self, code: str, member_id: str) -> dict:
-        """Return what a member landing in the room needs: state, seq and the poll, if any."""
+    def snapshot(self, code: str, member_id: str, lang: str = DEFAULT) -> dict:
+        """Return what a member landing in the room needs: state, seq and the poll, if any (in
+        the member's language)."""
         room = self._room(code)
         out = {"state": room.state, "seq": room.seq}
         if room.poll is not None:
-            out["poll"] = self._poll_view(room, member_id)
+            out["poll"] = self._poll_view(room, member_id, lang)
         return out
 
     def leave(self, sid: str, code: str) -> Presence | None:
@@ -148,7 +161,7 @@ class Classroom:
     def answer(self, member: Joined, poll_id: object, answer: object) -> Tally:
         """Grade and keep a student's answer (replacing theirs); return the poll's tally."""
         if member.role != "student":
-            raise ClassError("role", "only students answer polls; this connection is a teacher")
+            raise ClassError("role", N_("only students answer polls; this connection is a teacher"))
         wanted = checks.poll_id(poll_id)
         room = self._room(member.code)
         record = self._open(room, wanted)
@@ -160,8 +173,9 @@ class Classroom:
         except PollClosed as e:
             raise _closed(e, wanted) from None
 
-    def reveal(self, code: object, teacher_token: object, poll_id: object) -> dict:
-        """Close the poll to answers; return its result (the answer, why, the counts)."""
+    def reveal(self, code: object, teacher_token: object, poll_id: object) -> dict[str, dict]:
+        """Close the poll to answers; return its result (the answer, why, the counts) in each
+        language, {lang: result}: the same answer and counts, the texts in that language."""
         room = self._teachers_room(code, teacher_token)
         wanted = checks.poll_id(poll_id)
         record = self._open(room, wanted, revealed_too=True)
@@ -171,7 +185,7 @@ class Classroom:
             raise _no_room(room.code) from None
         except PollClosed as e:
             raise _closed(e, wanted) from None
-        return polls.result(record, tally)
+        return {lang: polls.result(record, tally, lang) for lang in LANGUAGES}
 
     def end(self, code: object, teacher_token: object) -> str:
         """Delete the room; return its code."""
@@ -205,13 +219,13 @@ class Classroom:
             raise _closed(PollClosed("revealed", current), wanted)
         return record
 
-    def _poll_view(self, room: Room, member_id: str) -> dict:
+    def _poll_view(self, room: Room, member_id: str, lang: str) -> dict:
         """The poll as a member sees it: open (with their answer) or revealed (with the result)."""
-        view = polls.public_poll(room.poll)
+        view = polls.public_poll(room.poll, lang)
         mine = self.store.my_answer(room.code, member_id)
         view["my_answer"] = mine.answer if mine else None
         if room.revealed:
-            view["result"] = polls.result(room.poll, self.store.tally(room.code))
+            view["result"] = polls.result(room.poll, self.store.tally(room.code), lang)
         return view
 
     def warm_bank(self) -> None:
@@ -225,15 +239,25 @@ class Classroom:
         try:
             return self.bank()
         except BankError:
-            raise ClassError("question_id", "the question bank does not load") from None
+            raise ClassError("question_id", N_("the question bank does not load")) from None
 
 
 def _no_room(code: str) -> ClassError:
-    return ClassError("code", f"no room {code} (it may have ended)")
+    return ClassError("code", N_("no room %(code)s (it may have ended)"), code=code)
 
 
 def _closed(e: PollClosed, wanted: str) -> ClassError:
     if e.reason == "revealed":
-        return ClassError("poll_id", f"poll {wanted} was revealed: answers are closed")
-    now = f"; the open poll is {e.current}" if e.current else "; no poll is open"
-    return ClassError("poll_id", f"poll {wanted} is not the open poll{now}")
+        return ClassError(
+            "poll_id", N_("poll %(poll)s was revealed: answers are closed"), poll=wanted
+        )
+    if e.current:
+        return ClassError(
+            "poll_id",
+            N_("poll %(poll)s is not the open poll; the open poll is %(open)s"),
+            poll=wanted,
+            open=e.current,
+        )
+    return ClassError(
+        "poll_id", N_("poll %(poll)s is not the open poll; no poll is open"), poll=wanted
+    )

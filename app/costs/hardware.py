@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from app.i18n import N_
+
 INTRA_NODE = "intra-node"
 INTER_NODE = "inter-node"
 
@@ -74,14 +76,14 @@ LINKS: tuple[Link, ...] = (
     ),
     _nvlink(
         "nvswitch_h100",
-        "NVSwitch, HGX H100 (per GPU)",
+        N_("NVSwitch, HGX H100 (per GPU)"),
         450.0,
         "4 gen-3 NVSwitches, 7.2 TB/s total over 8 GPUs = 900 GB/s bidir per GPU, 450 GB/s "
         "per direction: any pair at full NVLink 4 rate (NVIDIA NVLink page; REFERENCE § 4)",
     ),
     _nvlink(
         "nvl72",
-        "NVLink Switch, GB200 NVL72 (per GPU)",
+        N_("NVLink Switch, GB200 NVL72 (per GPU)"),
         900.0,
         "72 GPUs, 130 TB/s total ≈ 1.8 TB/s bidir per GPU, 900 GB/s per direction "
         "(NVIDIA NVLink page; REFERENCE § 4)",
@@ -142,7 +144,7 @@ LINKS: tuple[Link, ...] = (
     ),
     _net(
         "efa_p4d",
-        "AWS EFA, p4d (per GPU)",
+        N_("AWS EFA, p4d (per GPU)"),
         6.25,
         "400 Gbps per p4d instance (AWS instance page; REFERENCE § 4) shared by its 8 A100s: "
         "50 Gb/s = 6.25 GB/s per GPU",
@@ -150,7 +152,7 @@ LINKS: tuple[Link, ...] = (
     ),
     _net(
         "efa_p5",
-        "AWS EFA, p5 (per GPU)",
+        N_("AWS EFA, p5 (per GPU)"),
         50.0,
         "3200 Gbps per p5 instance (AWS instance page; REFERENCE § 4) shared by its 8 H100s: "
         "400 Gb/s = 50 GB/s per GPU",

@@ -18,7 +18,7 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from . import DEFAULT
+from . import DEFAULT, Phrase
 
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "translations"
 DOMAIN = "messages"
@@ -51,3 +51,13 @@ def translate(lang: str, message: str, **values) -> str:
     """`message` in `lang` (English when it has no translation), with %(name)s filled in."""
     text = message if lang == DEFAULT else _translations(lang).gettext(message)
     return text % values if values else text
+
+
+def translate_text(lang: str, text: object) -> object:
+    """`text` in `lang` if it is marked (a `Phrase` from `N_`: its message translated, filled
+    in with its values, marked ones translated too); anything else unchanged, so identifiers
+    stay as they are."""
+    if isinstance(text, Phrase):
+        values = {k: translate_text(lang, v) for k, v in text.values.items()}
+        return translate(lang, text.message, **values)
+    return text

@@ -101,16 +101,30 @@ def page_language() -> str:
 
 def choose_language() -> None:
     """Set g.language: ?lang=, the remembered choice, the browser's, English."""
-    g.language = DEFAULT
-    asked = request.lang_arg
+    g.language = DEFAULT  # what the error page for a bad ?lang= is written in
+    g.language = language_of(request)
+    if request.lang_arg is not None:
+        g.chosen_language = g.language
+
+
+def language_of(req: LanguageRequest) -> str:
+    """The language `req` asks for: ?lang= (InputError if the app does not speak it), the
+    `lang` cookie, the browser's Accept-Language, English."""
+    asked = req.lang_arg
     if asked is not None:
         if asked not in LANGUAGES:
             raise InputError(f"lang: must be one of {', '.join(LANGUAGES)}, got {asked[:40]!r}")
-        g.language = g.chosen_language = asked
-    elif request.cookies.get(COOKIE) in LANGUAGES:
-        g.language = request.cookies[COOKIE]
-    else:
-        g.language = browser_language(request.accept_languages)
+        return asked
+    if req.cookies.get(COOKIE) in LANGUAGES:
+        return req.cookies[COOKIE]
+    return browser_language(req.accept_languages)
+
+
+def connection_language(environ: dict) -> str:
+    """The language of a Socket.IO connection, read from its handshake request as a page's is:
+    `lang` in the handshake's query (the lab's client sends its page's), the cookie, the
+    browser's; InputError for a `lang` the app does not speak."""
+    return language_of(LanguageRequest(environ))
 
 
 def browser_language(accepted) -> str:

@@ -25,6 +25,7 @@ from app.costs.terms import ALGORITHMS
 from app.drawing import geometry
 from app.drawing.grid import live as live_grid
 from app.drawing.step0 import goal_cells
+from app.i18n import DEFAULT as DEFAULT_LANGUAGE
 
 log = logging.getLogger(__name__)
 
@@ -116,10 +117,10 @@ def step(trace: Trace, s: Step, narration: str) -> dict:
     )
 
 
-def narrations(trace: Trace) -> list[str]:
-    """Return the narration of every step, in step order: written once per run, for all of
-    them, because a sentence looks ahead ("after step 7, each rank owns one chunk")."""
-    return narrate(trace)
+def narrations(trace: Trace, lang: str = DEFAULT_LANGUAGE) -> list[str]:
+    """Return the narration of every step in `lang`, in step order: written once per run, for
+    all of them, because a sentence looks ahead ("after step 7, each rank owns one chunk")."""
+    return narrate(trace, lang)
 
 
 def start(trace: Trace, cells: Callable[[Trace], list] = initial_state) -> dict:
@@ -156,8 +157,11 @@ def done(trace: Trace) -> dict:
     )
 
 
-def document_json(trace: Trace, dumps: Callable[[object], str]) -> str:
-    """Encode a whole run as one JSON object: `start`, `steps`, `outputs`, `expected`, `done`.
+def document_json(
+    trace: Trace, dumps: Callable[[object], str], lang: str = DEFAULT_LANGUAGE
+) -> str:
+    """Encode a whole run as one JSON object: `start`, `steps`, `outputs`, `expected`, `done`;
+    the steps narrated in `lang`.
 
     `dumps` encodes with sorted keys, compactly (the app's JSON provider). The object is encoded
     a piece at a time, never as one tree of Python objects: built whole, a large run's million
@@ -166,7 +170,7 @@ def document_json(trace: Trace, dumps: Callable[[object], str]) -> str:
     """
     fields = {**start(trace), **done(trace)}
     lists = {
-        "steps": lambda: map(functools.partial(step, trace), trace.steps, narrations(trace)),
+        "steps": lambda: map(functools.partial(step, trace), trace.steps, narrations(trace, lang)),
         "outputs": lambda: (_vector(v, trace.dtype) for v in trace.outputs),
         "expected": lambda: (_vector(v, trace.dtype) for v in trace.expected),
     }

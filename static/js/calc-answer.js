@@ -41,6 +41,7 @@
         term.textContent = o.label;
         const value = document.createElement("dd");
         value.textContent = C.formatValue(o.value, o.kind, this.units);
+        if (C.isIdentifier(o.value, o.kind)) value.translate = false;
         item.append(term, value);
         return item;
       }));
@@ -67,7 +68,9 @@
       for (const row of table.rows) {
         const tr = body.insertRow();
         row.forEach((value, i) => {
-          tr.insertCell().textContent = C.formatValue(value, table.kinds[i], this.units);
+          const cell = tr.insertCell();
+          cell.textContent = C.formatValue(value, table.kinds[i], this.units);
+          if (C.isIdentifier(value, table.kinds[i])) cell.translate = false;
         });
       }
       holder.replaceChildren(el);

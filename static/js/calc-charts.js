@@ -54,7 +54,7 @@
         div.previousElementSibling.textContent = chart.title;
         div.setAttribute("aria-label", chart.title);
         div.dataset.kind = chart.kind;
-        global.Plotly.react(div, traces, layout, CL.CHART_CONFIG);
+        global.Plotly.react(div, traces, layout, CL.CHART_CONFIG).then(() => markIdentifiers(div, chart));
       });
     }
 
@@ -62,19 +62,19 @@
     // the unit goes in the title and the ticks stay plain numbers ("time (ms)": 50, 100, 150).
     timeAxis(maxSeconds) {
       const unit = this.units.time === "auto" ? C.autoTimeUnit(maxSeconds) : this.units.time;
-      return { scale: 1 / C.TIME_SCALE[unit], title: `time (${C.TIME_LABEL[unit]})` };
+      return { scale: 1 / C.TIME_SCALE[unit], title: _("time ({unit})", { unit: C.TIME_LABEL[unit] }) };
     }
 
     // A log time axis spans decades, so each tick names its own unit ("100 µs", "10 ms", "1 s").
     logTimeAxis(values) {
       const unit = this.units.time;
-      const title = unit === "auto" ? "time" : `time (${C.TIME_LABEL[unit]})`;
+      const title = unit === "auto" ? _("time") : _("time ({unit})", { unit: C.TIME_LABEL[unit] });
       return { type: "log", title: { text: title }, ...decadeTicks(values, (v) => C.formatTime(v, unit)) };
     }
 
     sizeAxis(maxBytes) {
       const [scale, unit] = CL.sizeUnit(maxBytes, this.units.sizes);
-      return { scale: 1 / scale, title: `size (${unit})` };
+      return { scale: 1 / scale, title: _("size ({unit})", { unit }) };
     }
 
     // The shared chart theme (common.js) at the widget's height.
@@ -113,7 +113,7 @@
         traces.push({
           type: "scatter",
           mode: "markers",
-          name: "crossover",
+          name: _("crossover"),
           x: chart.markers.map((m) => m.x),
           y: chart.markers.map((m) => m.y),
           text: chart.markers.map((m) => `${m.label} (${time(m.y)})`),
@@ -122,7 +122,7 @@
         });
       }
       const layout = this.baseLayout(t);
-      Object.assign(layout.xaxis, { title: { text: "message size" }, ...sizeTicks(chart.x, this.units.sizes) });
+      Object.assign(layout.xaxis, { title: { text: _("message size") }, ...sizeTicks(chart.x, this.units.sizes) });
       Object.assign(layout.yaxis, this.logTimeAxis(chart.series.flatMap((s) => s.y)));
       if (chart.cursor) {
         layout.shapes = [{
@@ -186,6 +186,16 @@
       layout.height = Math.min(layout.height, 200); // two bars
       return { traces, layout };
     }
+  }
+
+  // Algorithm names (snake_case identifiers, drawn with spaces) stay as they are in every
+  // language: the legend or category axis that shows them is marked translate="no".
+  function markIdentifiers(div, chart) {
+    const identifier = (name) => String(name).includes("_");
+    const legend = div.querySelector(".legend");
+    if (legend && (chart.series || []).some((s) => identifier(s.name))) legend.setAttribute("translate", "no");
+    const axis = div.querySelector(".xaxislayer-above");
+    if (axis && (chart.categories || []).some(identifier)) axis.setAttribute("translate", "no");
   }
 
   // A horizontal legend wraps into rows; the figure grows by those rows, so the legend never

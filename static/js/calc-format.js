@@ -46,10 +46,16 @@
       case "bandwidth": return formatBandwidth(value, units.bandwidth);
       case "ratio": return sig(value, 4);
       case "percent": return sig(value, 3) + " %";
-      case "count": return Number(value).toLocaleString("en-US");
+      case "count": return CL.formatNumber(Number(value));
       default: return String(value).replace(/_/g, " ");
     }
   }
 
-  Object.assign(C, { BITS_PER_BYTE, TIME_SCALE, TIME_LABEL, autoTimeUnit, formatTime, formatValue });
+  // A word value that is an identifier (an algorithm's snake_case name, shown with spaces):
+  // the same in every language, so marked translate="no" where it is shown.
+  function isIdentifier(value, kind) {
+    return kind === "text" && String(value).includes("_");
+  }
+
+  Object.assign(C, { BITS_PER_BYTE, TIME_SCALE, TIME_LABEL, autoTimeUnit, formatTime, formatValue, isIdentifier });
 })(window);

@@ -70,14 +70,14 @@
         const body = await response.json();
         if (controller.signal.aborted) return;
         if (!response.ok) {
-          this.withdraw(body.error || `The server answered ${response.status}.`);
+          this.withdraw(body.error || _("The server answered {status}.", { status: response.status }));
           return;
         }
         this.showError("");
         this.result = body;
         this.render(body);
       } catch (error) {
-        if (error.name !== "AbortError") this.withdraw("Could not reach the server: " + error.message);
+        if (error.name !== "AbortError") this.withdraw(_("Could not reach the server: {message}", { message: error.message }));
       } finally {
         if (this.controller === controller) {
           this.controller = null;

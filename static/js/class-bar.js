@@ -38,7 +38,7 @@
     members(count) {
       const n = Number(count) || 0;
       this.ui.members.textContent = String(n);
-      this.ui.membersLabel.textContent = n === 1 ? "student present" : "students present";
+      this.ui.membersLabel.textContent = n === 1 ? _("student present") : _("students present");
     }
 
     status(text) { this.ui.status.textContent = text || ""; }
@@ -47,11 +47,11 @@
       this.presenting = Boolean(on);
       document.body.classList.toggle("presenter", this.presenting);
       this.ui.presenter.setAttribute("aria-pressed", String(this.presenting));
-      this.ui.presenter.firstChild.textContent = this.presenting ? "Leave presenter mode " : "Presenter mode ";
+      this.ui.presenter.firstChild.textContent = (this.presenting ? _("Leave presenter mode") : _("Presenter mode")) + " ";
       if (this.presenting) global.scrollTo(0, 0); // the code, then the lab
       if (this.presenting && fullscreenSupported() && !document.fullscreenElement) {
         document.documentElement.requestFullscreen().catch(() => {
-          this.status("Fullscreen was not allowed here; presenter mode fills the window instead.");
+          this.status(_("Fullscreen was not allowed here; presenter mode fills the window instead."));
         });
       } else if (!this.presenting && document.fullscreenElement && document.exitFullscreen) {
         document.exitFullscreen().catch(() => {});
@@ -66,9 +66,9 @@
       const link = `${this.joinUrl}#teacher=${encodeURIComponent(token || "")}`;
       try {
         await navigator.clipboard.writeText(link);
-        this.status("Teacher link copied. Whoever opens it can drive and end this class: keep it secret.");
+        this.status(_("Teacher link copied. Whoever opens it can drive and end this class: keep it secret."));
       } catch (err) {
-        global.prompt("Copy the teacher link (keep it secret):", link);
+        global.prompt(_("Copy the teacher link (keep it secret):"), link);
       }
     }
 

@@ -66,7 +66,7 @@
         this.sent.push(stateKey(this.lab, state));
         if (this.sent.length > ECHOES_KEPT) this.sent.shift();
         const ack = await this.link.teach("room_drive", { state });
-        this.onError(ack.ok ? "" : `The class did not follow that change: ${ack.error}`);
+        this.onError(ack.ok ? "" : _("The class did not follow that change: {error}", { error: ack.error }));
       }
       this.inFlight = false;
     }

@@ -7,6 +7,25 @@
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
+  // A collective's or algorithm's name as the lab's own menu shows it (in the page's language).
+  function label(select, id) {
+    const option = [...((document.getElementById(select) || {}).options || [])].find((o) => o.value === id);
+    return option ? option.textContent.trim() : String(id).replace(/_/g, " ");
+  }
+
+  // What the teacher shows, one whole sentence per case (word order differs between languages).
+  function shownRun(state) {
+    const v = {
+      collective: label("collective", state.collective), algorithm: label("algorithm", state.algorithm),
+      ranks: state.ranks, step: state.step,
+    };
+    if (state.step === 0) {
+      return state.playing ? _("The teacher shows {collective} ({algorithm}) on {ranks} ranks, the initial state, playing.", v)
+        : _("The teacher shows {collective} ({algorithm}) on {ranks} ranks, the initial state.", v);
+    }
+    return state.playing ? _("The teacher shows {collective} ({algorithm}) on {ranks} ranks, step {step}, playing.", v)
+      : _("The teacher shows {collective} ({algorithm}) on {ranks} ranks, step {step}.", v);
+  }
 
   class ClassFollow {
     // lab: CollectiveLab.labPage; bar: the student bar's element
@@ -27,8 +46,8 @@
     receive(state, seq) {
       if (this.latest && typeof seq === "number" && seq <= this.latest.seq) return;
       this.latest = { state, seq: typeof seq === "number" ? seq : -1 };
+      if (this.following && state) this._show(state); // first: the lab's menus then name its run
       this._describe();
-      if (this.following && state) this._show(state);
     }
 
     explore() {
@@ -53,7 +72,7 @@
 
     _mode() {
       const u = this.ui;
-      u.mode.textContent = this.following ? "Following the teacher" : "Exploring on your own";
+      u.mode.textContent = this.following ? _("Following the teacher") : _("Exploring on your own");
       u.explore.hidden = !this.following;
       u.back.hidden = this.following;
       this._describe();
@@ -63,14 +82,12 @@
     _describe() {
       const state = this.latest && this.latest.state;
       if (!state) {
-        this.ui.where.textContent = "Waiting for the teacher to start a run.";
+        this.ui.where.textContent = _("Waiting for the teacher to start a run.");
         return;
       }
-      const where = `The teacher shows ${state.collective} (${String(state.algorithm).replace(/_/g, " ")}) `
-        + `on ${state.ranks} ranks, ${state.step === 0 ? "the initial state" : `step ${state.step}`}`
-        + `${state.playing ? ", playing" : ""}.`;
+      const where = shownRun(state);
       this.ui.where.textContent = this.following ? where
-        : `${where} Your controls are free; “Back to the teacher” shows the teacher's screen again.`;
+        : _("{where} Your controls are free; “Back to the teacher” shows the teacher's screen again.", { where });
     }
   }
 

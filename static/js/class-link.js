@@ -44,8 +44,8 @@
   function call(socket, event, payload) {
     return new Promise((resolve) => {
       socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (err, ack) => {
-        if (err) resolve({ ok: false, error: "the server did not answer; try again" });
-        else resolve(ack && typeof ack === "object" ? ack : { ok: false, error: "the server refused it" });
+        if (err) resolve({ ok: false, error: _("the server did not answer; try again") });
+        else resolve(ack && typeof ack === "object" ? ack : { ok: false, error: _("the server refused it") });
       });
     });
   }
@@ -79,13 +79,13 @@
     async _join() {
       const member = store.member(this.code) || {};
       const name = this.name || member.name || "";
-      const payload = { code: this.code };
+      const payload = { code: this.code, lang: CL.lang }; // polls and refusals come in the page's language
       if (this.token) payload.teacher_token = this.token;
       if (name) payload.name = name;
       if (member.member_id) payload.member_id = member.member_id;
       const ack = await call(this.socket, "room_join", payload);
       if (!ack.ok) {
-        this.handlers.refused(ack.error || "the server refused to join");
+        this.handlers.refused(ack.error || _("the server refused to join"));
         return;
       }
       this.role = ack.role;

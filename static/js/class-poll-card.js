@@ -54,7 +54,7 @@
       this.form = form;
       u.send.hidden = false;
       u.send.disabled = false;
-      u.send.textContent = "Send my answer";
+      u.send.textContent = _("Send my answer");
       u.recorded.textContent = "";
       u.error.hidden = true;
       u.outcome.hidden = true;
@@ -74,10 +74,10 @@
       this.ui.send.disabled = true;
       const ack = await this.link.send("poll_answer", { poll_id: this.poll.poll_id, answer: got.value });
       this.ui.send.disabled = false;
-      if (!ack.ok) { this._error(`Your answer was not recorded: ${ack.error}`); return; }
+      if (!ack.ok) { this._error(_("Your answer was not recorded: {error}", { error: ack.error })); return; }
       this.sent = got.value;
-      this.ui.send.textContent = "Change my answer";
-      this.ui.recorded.textContent = "Answer recorded. You can change it until the teacher reveals the answer.";
+      this.ui.send.textContent = _("Change my answer");
+      this.ui.recorded.textContent = _("Answer recorded. You can change it until the teacher reveals the answer.");
       this.card.dataset.state = "answered";
     }
 
@@ -88,8 +88,8 @@
         input.checked = chosen.has(input.value);
       }
       this.sent = answer;
-      this.ui.send.textContent = "Change my answer";
-      this.ui.recorded.textContent = "Your answer is recorded. You can change it until the teacher reveals the answer.";
+      this.ui.send.textContent = _("Change my answer");
+      this.ui.recorded.textContent = _("Your answer is recorded. You can change it until the teacher reveals the answer.");
       this.card.dataset.state = "answered";
     }
 
@@ -101,9 +101,9 @@
       if (this.form && this.form.lock) this.form.lock();
       u.send.hidden = true;
       u.error.hidden = true;
-      u.recorded.textContent = this.sent === null ? "You did not answer this one." : "";
+      u.recorded.textContent = this.sent === null ? _("You did not answer this one.") : "";
       this._mark(payload.correct);
-      u.right.replaceChildren(Q.el("p", {}, ["Right answer: ",
+      u.right.replaceChildren(Q.el("p", {}, [_("Right answer:"), " ",
         Q.el("strong", { text: CL.classTally.rightText(question, payload) })]));
       u.verdict.textContent = this._verdict(payload.correct);
       u.why.innerHTML = payload.why || ""; // the bank's sanitized HTML, as on the quiz page
@@ -117,12 +117,12 @@
     // Whether this student's answer was the right one, for the kinds whose answer is a choice of
     // option ids (an order, a match or a number is for the server to judge).
     _verdict(correct) {
-      if (this.sent === null || !CHOICE_KINDS.has(this.poll.question.kind)) return "The answer";
+      if (this.sent === null || !CHOICE_KINDS.has(this.poll.question.kind)) return _("The answer");
       const mine = CL.classTally.rightAnswers(this.sent);
       const right = CL.classTally.rightAnswers(correct);
-      if (!right.size) return "The answer";
+      if (!right.size) return _("The answer");
       const same = mine.size === right.size && [...mine].every((x) => right.has(x));
-      return same ? "✓ You had it right" : "✗ Not quite: here is the answer";
+      return same ? _("✓ You had it right") : _("✗ Not quite: here is the answer");
     }
 
     // Mark the right options in the question itself, in words as well as colour.
@@ -132,7 +132,7 @@
         const isRight = right.has(label.dataset.optionId);
         label.classList.toggle("is-right", isRight);
         const text = label.querySelector(".option-text") || label;
-        if (isRight) text.appendChild(Q.el("span", { class: "right-mark", text: "✓ right answer" }));
+        if (isRight) text.appendChild(Q.el("span", { class: "right-mark", text: _("✓ right answer") }));
       }
     }
 

@@ -44,26 +44,26 @@
         }
       } catch (err) {
         this.topicsLoaded = false;
-        this._status(`Could not load the topics: ${err.message}`);
+        this._status(_("Could not load the topics: {error}", { error: err.message }));
       }
     }
 
     async list() {
       const query = new URLSearchParams({ count: this.ui.count.value, kinds: POLLED_KINDS });
       if (this.ui.topic.value) query.set("topics", this.ui.topic.value);
-      this._status("Loading questions…");
+      this._status(_("Loading questions…"));
       try {
         const data = await CL.quiz.getJSON(`${this.urls.questions_url}?${query}`);
         this.ui.list.replaceChildren(...data.questions.map((q) => this._item(q)));
-        this._status(`${data.questions.length} questions. Open one to ask the room.`);
+        this._status(_("{n} questions. Open one to ask the room.", { n: data.questions.length }));
       } catch (err) {
-        this._status(`Could not load questions: ${err.message}`);
+        this._status(_("Could not load questions: {error}", { error: err.message }));
       }
     }
 
     _item(question) {
-      const open = el("button", { type: "button", class: "primary", text: "Open" });
-      open.setAttribute("aria-label", `Open this question: ${CL.quiz.excerpt(CL.quiz.textOf(question.prompt_html), 80)}`);
+      const open = el("button", { type: "button", class: "primary", text: _("Open") });
+      open.setAttribute("aria-label", _("Open this question: {text}", { text: CL.quiz.excerpt(CL.quiz.textOf(question.prompt_html), 80) }));
       open.addEventListener("click", () => this.open(question.id));
       return el("li", { class: "poll-item", "data-question-id": question.id, "data-kind": question.kind }, [
         el("span", { class: "badge", text: question.kind }), " ",
@@ -73,11 +73,11 @@
     }
 
     async open(questionId) {
-      this._status("Opening…");
+      this._status(_("Opening…"));
       const ack = await this.link.teach("poll_open", { question_id: questionId });
       // The note says which run a predict-next-step question is about.
-      if (ack.ok) this._status(ack.note ? `Poll open: ${ack.note}.` : "Poll open.");
-      else this._status(`Could not open the poll: ${ack.error}`);
+      if (ack.ok) this._status(ack.note ? _("Poll open: {note}.", { note: ack.note }) : _("Poll open."));
+      else this._status(_("Could not open the poll: {error}", { error: ack.error }));
     }
 
     async reveal() {
@@ -86,7 +86,7 @@
       const ack = await this.link.teach("poll_reveal", { poll_id: this.poll.poll_id });
       if (!ack.ok) {
         this.ui.reveal.disabled = false;
-        this._status(`Could not reveal: ${ack.error}`);
+        this._status(_("Could not reveal: {error}", { error: ack.error }));
       }
     }
 
@@ -99,7 +99,7 @@
       const question = payload.question;
       u.live.hidden = false;
       u.title.textContent = question.id === PREDICT || question.kind === "predict"
-        ? "Open question: predict the next step" : "Open question";
+        ? _("Open question: predict the next step") : _("Open question");
       u.prompt.innerHTML = question.prompt_html || ""; // server-sanitized, as on the quiz page
       if (question.figure) u.prompt.appendChild(CL.quiz.renderFigure(question.figure));
       u.result.hidden = true;
@@ -119,7 +119,7 @@
       this.tallySeq = payload.seq || 0;
       const u = this.ui;
       if (typeof payload.members === "number") this.members = payload.members;
-      u.answered.textContent = `${payload.answered} of ${this.members} answered`;
+      u.answered.textContent = _("{answered} of {members} answered", { answered: payload.answered, members: this.members });
       u.live.dataset.answered = String(payload.answered);
       CL.classTally.draw(u.chart, u.chartText, this.poll.question, payload.counts,
         { answered: payload.answered, members: this.members });
@@ -132,7 +132,7 @@
       u.reveal.hidden = true;
       u.result.hidden = false;
       u.result.replaceChildren(
-        el("p", { class: "verdict ok" }, ["Right answer: ", el("strong", { text: CL.classTally.rightText(question, payload) })]),
+        el("p", { class: "verdict ok" }, [_("Right answer:"), " ", el("strong", { text: CL.classTally.rightText(question, payload) })]),
         el("div", { class: "explanation", html: payload.why || "" }), // the bank's sanitized HTML
       );
       CL.classTally.draw(u.chart, u.chartText, question, payload.counts,

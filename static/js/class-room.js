@@ -49,7 +49,7 @@
     parts.polls.setMembers(ack.members);
     if (ack.state) parts.drive.adopt(ack.state);
     else parts.drive.start();
-    status(`You are teaching class ${code}. Everything you do in the lab, the class sees.`);
+    status(_("You are teaching class {code}. Everything you do in the lab, the class sees.", { code }));
   }
 
   function becomeStudent(ack) {
@@ -59,7 +59,7 @@
       ui.studentBar.hidden = false;
     }
     parts.follow.receive(ack.state, ack.seq);
-    status(`You are in class ${code}${link.name ? ` as ${link.name}` : ""}.`);
+    status(link.name ? _("You are in class {code} as {name}.", { code, name: link.name }) : _("You are in class {code}.", { code }));
   }
 
   function onJoin(ack) {
@@ -83,20 +83,20 @@
   function onRefused(error) {
     if (/^teacher_token/.test(error)) {
       link.forgetToken(); // not this room's teacher: join as a student instead
-      showError(`${error}. You can join as a student.`);
+      showError(_("{error}. You can join as a student.", { error }));
       askName();
     } else if (/^code/.test(error)) {
       link.leave();
-      showEnded("No class here", `${error}. Check the code on the teacher's screen.`);
+      showEnded(_("No class here"), _("{error}. Check the code on the teacher's screen.", { error }));
     } else {
-      showError(`Could not join: ${error}`);
+      showError(_("Could not join: {error}", { error }));
       askName();
     }
   }
 
   function askName() {
     ui.joinCard.hidden = false;
-    status(`Class ${code}: join to follow the teacher.`);
+    status(_("Class {code}: join to follow the teacher.", { code }));
     ui.name.focus();
   }
 
@@ -116,13 +116,13 @@
   function onEnded() {
     const teacher = link.isTeacher;
     link.leave();
-    showEnded("The class has ended", teacher ? "You ended the class. The students see that it ended."
-      : "The teacher ended the class. Thank you for taking part.");
+    showEnded(_("The class has ended"), teacher ? _("You ended the class. The students see that it ended.")
+      : _("The teacher ended the class. Thank you for taking part."));
   }
 
   async function endClass() {
     const ack = await link.teach("room_end", {});
-    if (!ack.ok) parts.bar.status(`Could not end the class: ${ack.error}`);
+    if (!ack.ok) parts.bar.status(_("Could not end the class: {error}", { error: ack.error }));
   }
 
   function onPoll(payload) {
@@ -137,7 +137,7 @@
 
   function onConnection(ok) {
     if (root.dataset.joined !== "yes") return;
-    if (!ok) status("Connection lost — reconnecting… The page catches up with the class when it is back.");
+    if (!ok) status(_("Connection lost — reconnecting… The page catches up with the class when it is back."));
   }
 
   const link = new CL.ClassLink(code, {

@@ -18,15 +18,15 @@
   const link = new CL.ClassLink(null, {
     connection: (ok) => {
       button.disabled = !ok;
-      showError(ok ? "" : "Not connected to the server yet; retrying…");
+      showError(ok ? "" : _("Not connected to the server yet; retrying…"));
     },
   });
 
   button.addEventListener("click", async () => {
     button.disabled = true;
-    const ack = await CL.classCall(link.socket, "room_create", {});
+    const ack = await CL.classCall(link.socket, "room_create", { lang: CL.lang });
     if (!ack.ok) {
-      showError(`Could not start a class: ${ack.error}`);
+      showError(_("Could not start a class: {error}", { error: ack.error }));
       button.disabled = false;
       return;
     }
@@ -41,7 +41,7 @@
     q("mine-list").replaceChildren(...codes.map((code) => {
       const a = document.createElement("a");
       a.href = roomUrl(code);
-      a.textContent = `Class ${code}`;
+      a.textContent = _("Class {code}", { code });
       const li = document.createElement("li");
       li.appendChild(a);
       return li;

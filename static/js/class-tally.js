@@ -39,7 +39,7 @@
   // The bars: every option of the question (none chosen is a 0), then any other answer given.
   function bars(question, counts, correct) {
     const whole = WHOLE_ANSWER_KINDS.has(question.kind);
-    const labels = whole ? new Map([["right", "right"], ["wrong", "wrong"]]) : answerLabels(question);
+    const labels = whole ? new Map([["right", _("right")], ["wrong", _("wrong")]]) : answerLabels(question);
     const right = whole ? new Set(correct === undefined ? [] : ["right"]) : rightAnswers(correct);
     const given = new Map(Object.entries(counts || {}));
     const keys = [...labels.keys(), ...[...given.keys()].filter((k) => !labels.has(k)).sort(
@@ -55,7 +55,10 @@
   function rightText(question, result) {
     const correct = result.correct;
     const detail = result.detail || {};
-    if (detail.expected_text) return `${detail.expected_text} ${detail.unit || ""} (${detail.tolerance} accepted)`.trim();
+    if (detail.expected_text) {
+      return _("{value} {unit} ({tolerance} accepted)",
+        { value: detail.expected_text, unit: detail.unit || "", tolerance: detail.tolerance }).replace(/ {2,}/g, " ").trim();
+    }
     const labels = answerLabels(question);
     const name = (id) => labels.get(String(id)) || String(id);
     if (Array.isArray(correct)) {
@@ -69,13 +72,25 @@
     return correct === null || correct === undefined ? "" : name(correct);
   }
 
+  // Who answered, in one clause: with or without the room's size, and how many were right.
+  function whoAnswered(answered, members, right) {
+    const v = { answered, members, right };
+    if (typeof right === "number") {
+      return members ? _("{answered} of {members} answered, {right} of them right", v)
+        : _("{answered} answered, {right} of them right", v);
+    }
+    return members ? _("{answered} of {members} answered", v) : _("{answered} answered", v);
+  }
+
   function sentence(rows, answered, members, right) {
-    let who = members ? `${answered} of ${members} answered` : `${answered} answered`;
-    if (typeof right === "number") who += `, ${right} of them right`;
-    if (!rows.length || !answered) return `${who}.`;
-    const each = rows.map((r) => `${r.number ? `${r.number} ` : ""}“${short(r.label)}”${r.right ? " (right)" : ""}: ${r.n}`)
-      .join("; ");
-    return `${who}. ${each}.`;
+    const who = whoAnswered(answered, members, right);
+    if (!rows.length || !answered) return _("{who}.", { who });
+    const each = rows.map((r) => {
+      const v = { label: short(r.label), n: r.n };
+      const said = r.right ? _("“{label}” (right): {n}", v) : _("“{label}”: {n}", v);
+      return r.number ? `${r.number} ${said}` : said;
+    }).join(_("; "));
+    return _("{who}. {each}.", { who, each });
   }
 
   function barLabel(row, narrow) {
@@ -102,7 +117,7 @@
     };
     const layout = CL.chartLayout(t, {
       margin: { l: 10, r: 10, t: 6, b: 30 }, height: Math.max(140, 44 * rows.length + 50), showlegend: false,
-      dragmode: false, xaxis: { rangemode: "tozero", dtick: most <= 10 ? 1 : undefined, title: { text: "students" } },
+      dragmode: false, xaxis: { rangemode: "tozero", dtick: most <= 10 ? 1 : undefined, title: { text: _("students") } },
       yaxis: { automargin: true, type: "category" }, // "1", "2": option numbers, not values
     });
     global.Plotly.react(chart, [trace], layout, CL.CHART_CONFIG);

@@ -198,10 +198,12 @@
       // WebSocket first (one round trip less before Run works); long-polling where a proxy
       // blocks WebSockets. After a drop, retry at least every 4 s, and give up on an attempt
       // after 5 s: a server that accepts connections but does not answer yet (one that is
-      // starting, or stalled) held each attempt for the client's default 20 s.
+      // starting, or stalled) held each attempt for the client's default 20 s. `lang`: the
+      // runs are narrated in the page's language (app/web/live/language.py).
       this.socket = global.io({
         transports: ["websocket", "polling"], tryAllTransports: true,
         reconnectionDelayMax: 4000, randomizationFactor: 0.25, timeout: 5000,
+        query: { lang: CL.lang || "en" },
       });
       const connection = (ok) => {
         document.documentElement.dataset.socket = ok ? "connected" : "disconnected";

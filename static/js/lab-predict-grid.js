@@ -13,11 +13,12 @@
   const CL = global.CollectiveLab;
   const P = CL.palette;
 
+  // Read when the marks are built (the page's messages are loaded before any script).
   const MARKS = {
-    picked: { symbol: "●", say: "your pick" },
-    right: { symbol: "✓", say: "changed, and you picked it: right" },
-    wrong: { symbol: "✗", say: "did not change, but you picked it: wrong pick" },
-    missed: { symbol: "○", say: "changed, but you did not pick it: missed" },
+    picked: { symbol: "●", say: _("your pick") },
+    right: { symbol: "✓", say: _("changed, and you picked it: right") },
+    wrong: { symbol: "✗", say: _("did not change, but you picked it: wrong pick") },
+    missed: { symbol: "○", say: _("changed, but you did not pick it: missed") },
   };
   const KEYS = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
 
@@ -48,7 +49,10 @@
       this.allToAll = allToAll;
       this.layer.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
       this.layer.style.gridTemplateRows = `repeat(${p}, minmax(0, 1fr))`;
-      this.layer.setAttribute("aria-label", `Buffer grid, ${p} ranks × ${cols} ${allToAll ? "destinations" : "chunks"}: pick the cells that will change`);
+      const label = allToAll
+        ? _("Buffer grid, {p} ranks × {cols} destinations: pick the cells that will change", { p, cols })
+        : _("Buffer grid, {p} ranks × {cols} chunks: pick the cells that will change", { p, cols });
+      this.layer.setAttribute("aria-label", label);
       const cells = [];
       for (let r = 0; r < p; r++) {
         for (let c = 0; c < cols; c++) {
@@ -58,7 +62,7 @@
           b.dataset.key = String(r * cols + c);
           b.dataset.rank = String(r);
           b.dataset.col = String(c);
-          b.dataset.name = `rank ${r}, ${allToAll ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`}`;
+          b.dataset.name = allToAll ? _("rank {r}, blocks for r{c}", { r, c }) : _("rank {r}, chunk {label}", { r, label: P.chunkLabel(c) });
           b.tabIndex = -1;
           b.innerHTML = '<span class="predict-mark" aria-hidden="true"></span>';
           cells.push(b);
@@ -102,7 +106,7 @@
       const picking = this.mode === "pick";
       b.setAttribute("aria-pressed", picking && mark === "picked" ? "true" : "false");
       if (picking) b.removeAttribute("aria-disabled"); else b.setAttribute("aria-disabled", "true");
-      b.setAttribute("aria-label", b.dataset.name + (m && !picking ? `: ${m.say}` : ""));
+      b.setAttribute("aria-label", m && !picking ? _("{cell}: {mark}", { cell: b.dataset.name, mark: m.say }) : b.dataset.name);
     }
 
     // Lay the layer over the grid's cells, with the grid's own gaps (after each build of the grid

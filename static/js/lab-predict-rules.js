@@ -71,7 +71,12 @@
     };
   }
 
-  const plural = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
+  // The score's phrases, in the page's language (static/js/i18n.js): a message per count form,
+  // as the catalog's extractor reads only literal messages.
+  const found = (k, n) => (n === 1 ? _("{k} of {n} changed cell found", { k, n }) : _("{k} of {n} changed cells found", { k, n }));
+  const wrongPicks = (n) => (n === 1 ? _("{n} wrong pick", { n }) : _("{n} wrong picks", { n }));
+  // "a, b, c": a list of phrases, joined as the language joins them.
+  const listing = (parts) => parts.reduce((a, b) => _("{a}, {b}", { a, b }));
 
   // The run's score so far: one result per step graded.
   class Score {
@@ -86,19 +91,21 @@
       if (!rs.length) return "";
       const cells = rs.filter((r) => r.kind === "cells");
       const senders = rs.filter((r) => r.kind === "sender");
-      const parts = [`${rs.filter((r) => r.right).length} of ${plural(rs.length, "step")} fully right`];
+      const right = rs.filter((r) => r.right).length, n = rs.length;
+      const parts = [n === 1 ? _("{k} of {n} step fully right", { k: right, n }) : _("{k} of {n} steps fully right", { k: right, n })];
       if (cells.length) {
-        const found = cells.reduce((n, r) => n + r.hits.length, 0);
-        const changed = cells.reduce((n, r) => n + r.changed, 0);
-        const wrong = cells.reduce((n, r) => n + r.wrong.length, 0);
-        parts.push(`${found} of ${plural(changed, "changed cell")} found`, plural(wrong, "wrong pick"));
+        const hits = cells.reduce((sum, r) => sum + r.hits.length, 0);
+        const changed = cells.reduce((sum, r) => sum + r.changed, 0);
+        const wrong = cells.reduce((sum, r) => sum + r.wrong.length, 0);
+        parts.push(found(hits, changed), wrongPicks(wrong));
       }
       if (senders.length) {
-        parts.push(`${senders.filter((r) => r.right).length} of ${plural(senders.length, "sender")} named`);
+        const named = senders.filter((r) => r.right).length, m = senders.length;
+        parts.push(m === 1 ? _("{k} of {n} sender named", { k: named, n: m }) : _("{k} of {n} senders named", { k: named, n: m }));
       }
       return parts.join(" · ");
     }
   }
 
-  CL.predictRules = { changedCells, soleSenders, question, grade, Score, plural };
+  CL.predictRules = { changedCells, soleSenders, question, grade, Score, found, wrongPicks, listing };
 })(window);

@@ -94,12 +94,12 @@
       else if (next <= this.frontier) this._showGraded();
       else if (next >= run.received) this._showWaiting(next);
       else this._ask(next);
-      ui.score.textContent = this.score.graded ? `Score: ${this.score.text()}` : "";
+      ui.score.textContent = this.score.graded ? _("Score: {score}", { score: this.score.text() }) : "";
     }
 
     _grid() { return { allToAll: this.views.facts.allToAll, cols: this.views.buffer.cols }; }
 
-    _stepName(i) { return `Step ${i + 1} of ${this.run.total}`; }
+    _stepName(i) { return _("Step {k} of {total}", { k: i + 1, total: this.run.total }); }
 
     _ask(i) {
       if (!this.asked || this.asked.index !== i) {
@@ -107,39 +107,41 @@
         this.asked = R.question(this.run, i, this._grid());
       }
       const q = this.asked;
-      this._button("Reveal", false);
+      this._button("reveal", false);
       this.ui.legend.hidden = q.kind !== "cells";
+      const step = this._stepName(i);
       if (q.kind === "cells") {
-        this._say(`${this._stepName(i)}: which cells will change? Pick them on the buffer grid, then Reveal.`);
+        this._say(_("{step}: which cells will change? Pick them on the buffer grid, then Reveal.", { step }));
         this._senders(null);
         this.grid.show("pick", this.picks, null, `pick ${i}`);
       } else {
-        this._say(`${this._stepName(i)}: which rank sends to rank ${q.rank}?`);
+        this._say(_("{step}: which rank sends to rank {rank}?", { step, rank: q.rank }));
         this._senders(q);
         this.grid.hide();
       }
     }
 
     _showWaiting(i) {
-      this._say(`${this._stepName(i)}: waiting for it to arrive from the server…`);
-      this._button("Reveal", true);
+      this._say(_("{step}: waiting for it to arrive from the server…", { step: this._stepName(i) }));
+      this._button("reveal", true);
       this._senders(null);
       this.grid.hide();
     }
 
     _showGraded() {
-      this._say(`You have predicted up to step ${this.frontier + 1}; step forward to come back to the next question.`);
-      this._button("Reveal", true);
+      this._say(_("You have predicted up to step {k}; step forward to come back to the next question.", { k: this.frontier + 1 }));
+      this._button("reveal", true);
       this._senders(null);
       this.grid.hide();
     }
 
     _showResult(result) {
       const run = this.run, atEnd = result.index === run.total - 1;
-      let text = `Step ${result.index + 1}: ${this._verdict(result)}`;
-      if (atEnd && run.complete) text += ` ${this._summary()}`;
+      const verdict = this._verdict(result);
+      let text = _("Step {k}: {verdict}", { k: result.index + 1, verdict });
+      if (atEnd && run.complete) text = _("{verdict} {summary}", { verdict: text, summary: this._summary() });
       this._say(text);
-      this._button(atEnd ? "Restart" : "Next step", false);
+      this._button(atEnd ? "restart" : "next-step", false);
       this._senders(null);
       this.ui.legend.hidden = result.kind !== "cells";
       if (result.kind === "cells") this.grid.show("marks", null, result, `marks ${result.index}`);
@@ -148,34 +150,37 @@
 
     _showEnd() {
       const run = this.run;
-      this._say(run.complete ? this._summary() : "The run stopped before this step: nothing more to predict.");
-      this._button("Restart", false);
+      this._say(run.complete ? this._summary() : _("The run stopped before this step: nothing more to predict."));
+      this._button("restart", false);
       this._senders(null);
       this.grid.hide();
     }
 
     _summary() {
-      if (!this.score.graded) return "Run complete. Restart (Home) to predict its steps.";
-      return `Run complete: ${this.score.text()}. Restart (Home) to try again.`;
+      if (!this.score.graded) return _("Run complete. Restart (Home) to predict its steps.");
+      return _("Run complete: {score}. Restart (Home) to try again.", { score: this.score.text() });
     }
 
     // What a graded step says: the cells found, the wrong picks and the misses, by name.
     _verdict(r) {
       if (r.kind === "sender") {
-        const who = `rank ${r.sender} sends to rank ${r.rank}`;
-        if (r.right) return `right, ${who}.`;
-        return r.choice === null ? `${who} (no rank was picked).` : `${who}, not rank ${r.choice}.`;
+        const who = _("rank {sender} sends to rank {rank}", { sender: r.sender, rank: r.rank });
+        if (r.right) return _("right, {who}.", { who });
+        if (r.choice === null) return _("{who} (no rank was picked).", { who });
+        return _("{who}, not rank {choice}.", { who, choice: r.choice });
       }
-      if (r.right) return `all ${R.plural(r.changed, "changed cell")} right.`;
+      const n = r.changed;
+      if (r.right) return n === 1 ? _("all {n} changed cell right.", { n }) : _("all {n} changed cells right.", { n });
       const name = (key) => {
         const cols = this.views.buffer.cols, c = key % cols;
         return `r${Math.floor(key / cols)}·${this.views.facts.allToAll ? `→r${c}` : CL.palette.chunkLabel(c)}`;
       };
       const list = (keys) => (keys.length <= 6 ? ` (${keys.map(name).join(", ")})` : "");
-      const parts = [`${r.hits.length} of ${R.plural(r.changed, "changed cell")} found`];
-      if (r.wrong.length) parts.push(`✗ ${R.plural(r.wrong.length, "wrong pick")}${list(r.wrong)}`);
-      if (r.missed.length) parts.push(`○ ${r.missed.length} missed${list(r.missed)}`);
-      return parts.join(", ") + ".";
+      const parts = [R.found(r.hits.length, n)];
+      if (r.wrong.length) parts.push(`✗ ${R.wrongPicks(r.wrong.length)}${list(r.wrong)}`);
+      const missed = _("{n} missed", { n: r.missed.length });
+      if (r.missed.length) parts.push(`○ ${missed}${list(r.missed)}`);
+      return _("{list}.", { list: R.listing(parts) });
     }
 
     // The choice of sender: radio buttons for a few ranks, a select for many; the rank asked about
@@ -187,10 +192,11 @@
       if (box.dataset.index === String(q.index)) return;
       box.dataset.index = String(q.index);
       const ranks = CL.views.range(this.run.p).filter((r) => r !== q.rank);
-      const legend = `<legend>Sender to rank ${q.rank}</legend>`;
+      const sender = _("Sender to rank {rank}", { rank: q.rank }), rank = _("Rank"), choose = _("choose…");
+      const legend = `<legend>${sender}</legend>`;
       if (this.run.p > SELECT_ABOVE) {
         const options = ranks.map((r) => `<option value="${r}">rank ${r}</option>`).join("");
-        box.innerHTML = `${legend}<label>Rank <select data-role="predict-sender"><option value="">choose…</option>${options}</select></label>`;
+        box.innerHTML = `${legend}<label>${rank} <select data-role="predict-sender"><option value="">${choose}</option>${options}</select></label>`;
         box.querySelector("select").addEventListener("change", (e) => {
           this.choice = e.target.value === "" ? null : Number(e.target.value);
         });
@@ -204,11 +210,12 @@
 
     _say(text) { if (this.ui.say.textContent !== text) this.ui.say.textContent = text; }
 
-    _button(label, disabled) {
+    // `action`: "reveal", "next-step" or "restart" (what `go` does), shown in the page's language.
+    _button(action, disabled) {
       const go = this.ui.go;
-      go.textContent = label;
+      go.textContent = { reveal: _("Reveal"), "next-step": _("Next step"), restart: _("Restart") }[action];
       go.disabled = disabled;
-      go.dataset.action = label.toLowerCase().replace(/ /g, "-");
+      go.dataset.action = action;
     }
 
     _pick(key, on) {

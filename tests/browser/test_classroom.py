@@ -330,3 +330,27 @@ def test_play_pause_and_speed_are_mirrored(server, open_page):
     counter_is(student, counter(teacher))
     assert student.locator(play).get_attribute("aria-pressed") == "false"
     assert teacher.console_errors == [] and student.console_errors == []
+
+
+def test_a_zh_student_answers_a_poll_in_chinese_beside_an_english_teacher(server, open_page):
+    """The zh and en answers' one tally is tests/web/test_classroom_languages.py's; here a zh
+    page at phone width reads the poll, its card and the reveal in Chinese."""
+    teacher = open_page()
+    code = start_class(teacher, server.url)
+    zh = open_page(**PHONE)
+    join_as_student(zh, f"{server.url}/class/{code}?lang=zh", "李雷")
+    teacher.click('[data-role="poll-predict"]')  # a predict question about the run on screen
+    zh.wait_for_selector(f"{CARD} label[data-option-id]")
+    answer(zh, zh.locator(f"{CARD} label[data-option-id]").first.get_attribute("data-option-id"))
+    text_is(teacher, '[data-role="poll-answered"]', "1 of 1 answered")
+    assert zh.locator('[data-role="poll-send"]').inner_text() == "修改我的答案"
+    assert "答案已记录" in zh.locator('[data-role="poll-recorded"]').inner_text()
+    teacher.click('[data-role="poll-reveal"]')
+    zh.wait_for_function(
+        "() => document.querySelector('[data-role=poll-card]').dataset.state === 'revealed'"
+    )
+    assert zh.locator('[data-role="poll-right"]').inner_text().startswith("正确答案：")
+    assert "1 人作答" in zh.locator(f'{CARD} [data-role="poll-chart-text"]').inner_text()
+    assert teacher.locator('[data-role="poll-result"]').inner_text().startswith("Right answer: ")
+    assert no_sideways_scroll(zh)
+    assert zh.console_errors == [] and teacher.console_errors == []

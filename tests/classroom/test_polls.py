@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.classroom import polls
+from app.classroom.checks import english
 from app.classroom.store import Tally
 from app.quiz import StaleQuestion, current_bank, grade
 from app.quiz.present import option_ids
@@ -51,7 +52,7 @@ def test_a_single_choice_poll_from_open_to_reveal(lab, room):
     lab.answer(cy, record["poll_id"], wrong)
     tally = lab.answer(ada, record["poll_id"], wrong)  # Ada changes her mind
     assert tally == Tally({right: 1, wrong: 2}, answered=3, right=1, seq=4)
-    result = lab.reveal(code, token, record["poll_id"])
+    result = lab.reveal(code, token, record["poll_id"])["en"]
     assert result["correct"] == right and result["counts"] == {right: 1, wrong: 2}
     assert (result["answered"], result["right"]) == (3, 1)
     assert result["why"]  # the right option's explanation
@@ -77,7 +78,7 @@ def test_every_student_gets_the_same_draw_of_a_numeric_question(lab, room):
     ada = lab.join("s9", code, None, None, "member-9999")
     expected = record["key"]["correct"]
     lab.answer(ada, record["poll_id"], expected)
-    result = lab.reveal(code, token, record["poll_id"])
+    result = lab.reveal(code, token, record["poll_id"])["en"]
     assert result["right"] == 1 and result["counts"] == {f"{float(expected):.4g}": 1}
     assert result["detail"]["expected_text"].startswith(f"{expected:.4g}"[:3])
 
@@ -89,7 +90,7 @@ def test_other_kinds_are_polled_and_graded(lab, room, kind):
     (ada,) = students(lab, code, 1)
     correct = record["key"]["correct"]
     lab.answer(ada, record["poll_id"], correct)
-    result = lab.reveal(code, token, record["poll_id"])
+    result = lab.reveal(code, token, record["poll_id"])["en"]
     assert result["right"] == 1 and result["answered"] == 1
     if kind == "multiple":
         assert result["counts"] == dict.fromkeys(correct, 1)
@@ -169,7 +170,7 @@ def test_predict_next_step_asks_about_the_run_on_screen(lab, room):
     assert record["question_id"].startswith("predict-ring-allreduce")
     params = record["question"]["params"]
     assert (params["ranks"], params["step"]) == (4, 1)
-    assert record["note"] == "about step 2 of the run on screen"
+    assert english(record["note"]) == "about step 2 of the run on screen"
     assert record["question"]["figure"]["steps_done"] == 1
 
 
@@ -179,7 +180,7 @@ def test_predict_next_step_falls_back_to_a_size_the_bank_draws(lab, room):
     record = lab.open_poll(code, token, "predict-next-step")
     assert record["question_id"].startswith("predict-ring-allreduce")
     assert record["question"]["params"]["ranks"] in (4, 5, 6)
-    assert "do not draw step 2 of this run (32 ranks)" in record["note"]
+    assert "do not draw step 2 of this run (32 ranks)" in english(record["note"])
 
 
 def test_predict_next_step_needs_a_run_with_predict_questions(lab, room):

@@ -21,11 +21,11 @@ RANKS = (1, 2, 3, 5, 6, 8, 12)
 OUTPUT_EVERYWHERE = ("allreduce", "broadcast", "allgather", "reduce_scatter", "scatter")
 
 
-def cases() -> list[tuple[dict, dict]]:
+def cases(ranks: tuple[int, ...] = RANKS) -> list[tuple[dict, dict]]:
     """Every catalog entry at every rank count it allows, at several roots and node sizes."""
     out = []
     for entry in catalog():
-        for p in RANKS:
+        for p in ranks:
             if not entry["min_ranks"] <= p <= entry["max_ranks"]:
                 continue
             if entry["power_of_two"] and p & (p - 1):
@@ -45,6 +45,10 @@ def cases() -> list[tuple[dict, dict]]:
 
 
 CASES = cases()
+
+
+def case_id(entry: dict, params: dict) -> str:
+    return "-".join([entry["collective"], entry["algorithm"], *map(str, params.values())])
 
 
 def run(entry: dict, params: dict):
@@ -174,7 +178,7 @@ def check_numbers(text: str, ints: set[int], ranks: set[int], sizes: set[str]) -
 @pytest.mark.parametrize(
     ("entry", "params"),
     CASES,
-    ids=[f"{e['collective']}-{e['algorithm']}-{'-'.join(map(str, v.values()))}" for e, v in CASES],
+    ids=[case_id(*case) for case in CASES],
 )
 def test_each_step_is_narrated_with_its_own_numbers(entry, params):
     trace = run(entry, params)

@@ -236,3 +236,17 @@ def test_qr_svg_holds_no_script_or_external_reference(client):
 def test_nav_links_the_classroom(client):
     page = Page(client.get("/").get_data(as_text=True))
     assert page.one("a", href="/class")["text"] == "Classroom"
+
+
+def test_class_pages_in_chinese_and_the_english_unchanged(client):
+    start = Page(client.get("/class?lang=zh").get_data(as_text=True))
+    assert start.one("button", **{"data-role": "start"})["text"].strip() == "开始上课"
+    room = client.get(f"/class/{CODE}?lang=zh").get_data(as_text=True)
+    for words in ("加入课堂 " + CODE, "名学生在场", "公布答案", "跟随老师"):
+        assert words in room, words
+    assert f'href="http://localhost/class/{CODE}"' in room  # the join link has no language
+    problem = client.get("/class?code=zz&lang=zh").get_data(as_text=True)
+    assert "“zz”不是课堂代码" in problem
+    english = client.get(f"/class/{CODE}?lang=en").get_data(as_text=True)
+    assert "Join class " + CODE in english and "students present" in english
+    assert not re.search(r"[\u4e00-\u9fff]", english.split("</header>", 1)[1])  # past the switch

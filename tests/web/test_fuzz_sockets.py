@@ -6,6 +6,7 @@ right-to-left marks, nesting, extra positional arguments). Every ack must be
 `{"ok": false, "error": ...}` naming the offending field (or the parameters as a whole), or a
 real `{"ok": true, ...}`; every stream a valid payload started must end without an unexpected
 error; and afterwards the same connection runs ring allreduce on 8 ranks: 14 steps, verified.
+It also connects with random handshake languages (`lang`): refused by name unless spoken.
 
 Over a real websocket to the live server (python-socketio's client, and raw Socket.IO frames
 for what a JSON encoder would not write): payloads near and over MAX_SOCKET_MESSAGE_BYTES,
@@ -22,6 +23,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import socketio
@@ -31,9 +33,10 @@ from hypothesis import strategies as st
 
 from app import create_app
 from app.collectives import simulate
+from app.collectives.narration import narrate
 from app.web import params
 from app.web.extensions import socketio as flask_socketio
-from app.web.live import measure, sockets
+from app.web.live import language, measure, sockets
 from tests.conftest import TEST_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -307,6 +310,48 @@ def test_a_random_mix_of_events_leaves_the_connection_working(lab):
     lab.settle()
     check_events(lab.events)
     lab.normal_run()
+
+
+def test_random_handshake_languages_connect_or_are_refused_by_name():
+    # The connection's language (app/web/live/language.py) is the handshake's `lang`: a
+    # language the lab speaks connects, any other value is refused naming lang and the allowed
+    # values, and a connection in Chinese then streams its runs narrated in Chinese.
+    app = create_app(CONFIG)
+    values = st.one_of(
+        st.sampled_from(["en", "zh", "", "ZH", "zh-CN", "en,zh", "\x00", "\ud800", "a" * 2000]),
+        TEXT,
+    )
+
+    @settings(SETTINGS, max_examples=60)
+    @given(value=values)
+    def fuzz(value):
+        query = "lang=" + quote(value.encode("utf-8", "surrogatepass"))
+        sc = flask_socketio.test_client(app, query_string=query)
+        spoken = value in ("en", "zh")
+        assert sc.is_connected() == spoken, f"lang={value!r}"
+        if spoken:
+            sc.disconnect()
+            return
+        with pytest.raises(socketio.exceptions.ConnectionRefusedError) as refused:
+            language.check("sid", {"QUERY_STRING": query})
+        error = str(refused.value)
+        assert error.startswith("lang: must be one of en, zh, got "), error
+        assert len(error) < 200, error
+
+    fuzz()
+    sc = flask_socketio.test_client(app, query_string="lang=zh")
+    try:
+        ack = sc.emit("simulate", RING8, callback=True)
+        assert ack["ok"] is True, ack
+        deadline = time.monotonic() + 20
+        steps: list[dict] = []
+        while len(steps) < 14 and time.monotonic() < deadline:
+            steps += [e["args"][0] for e in sc.get_received() if e["name"] == "sim_step"]
+            time.sleep(0.005)
+        texts = [s["narration"] for s in steps]
+        assert texts == narrate(simulate(**RING8), "zh")
+    finally:
+        sc.disconnect()
 
 
 def test_a_client_sent_disconnect_event_does_not_reset_its_rate_limit():
@@ -641,7 +686,7 @@ CLASS_CONFIG = {
 }
 CLASS_FIELDS = (
     "payload", "code", "name", "teacher_token", "member_id", "state", "question_id",
-    "poll_id", "answer", "role",
+    "poll_id", "answer", "role", "lang",
 )  # fmt: skip
 CLASS_KEYS = st.one_of(
     st.sampled_from(CLASS_FIELDS[1:]), st.text(ALL_CHARS, max_size=8).map(JUNK.__add__)
@@ -671,7 +716,8 @@ def check_class_ack(ack: object, event: str, args: tuple) -> None:
     assert CLASS_BROKEN not in error, f"{what} -> {ack!r}"
     field, _, rest = error.partition(": ")
     named = field in CLASS_FIELDS or field.startswith(("state", "answer."))
-    unknown = field.startswith('"') and rest.startswith("unknown field of ")  # the key, quoted
+    # the key, quoted; in the language the event or the member's join asked for
+    unknown = field.startswith('"') and rest.startswith(("unknown field of ", f"{event} "))
     assert named or unknown, f"{what}: the error names no field: {error!r}"
 
 
@@ -719,8 +765,8 @@ class Classroom:
 
 
 STUDENT_BASES = {
-    "room_create": {},
-    "room_join": {"name": "Ada", "member_id": "member-0001"},
+    "room_create": {"lang": "zh"},
+    "room_join": {"name": "Ada", "member_id": "member-0001", "lang": "zh"},
     "room_leave": {},
     "room_drive": {"teacher_token": "forged", "state": CLASS_STATE},
     "poll_open": {"teacher_token": "forged", "question_id": "predict-next-step"},

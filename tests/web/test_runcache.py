@@ -283,7 +283,7 @@ def test_the_cache_stays_consistent_under_concurrent_puts_and_gets():
     for t in threads:
         t.join(10)
     stats = cache.stats()
-    held = [k for k in keys if k in cache._runs]
+    held = [k for k in keys if cache.holds(k)]
     assert stats["bytes"] == sum(runs[k].nbytes for k in held) <= 50_000
     assert stats["entries"] == len(held)
     assert stats["hits"] + stats["misses"] == 8 * 400

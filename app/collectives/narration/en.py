@@ -8,6 +8,8 @@ A language is a table with the same keys (issue 20: Chinese).
 
 from __future__ import annotations
 
+CAPITALIZE = True  # each sentence after the first part starts with a capital
+
 SENTENCES: dict[str, str | tuple[str, str]] = {
     # -- the frame --------------------------------------------------------------------------
     "header": "Step {k} of {total}, {phase}:",
@@ -44,6 +46,7 @@ SENTENCES: dict[str, str | tuple[str, str]] = {
     "noun block": "block",
     "noun segment": "segment",
     "noun micro-batch": "micro-batch",
+    "switch SHARP switch": "SHARP switch",  # the engine's name of a switch, said in words
     # -- operators --------------------------------------------------------------------------
     "op sum": "sum",
     "op avg": "average",

@@ -61,7 +61,9 @@ class Switch(Shape):
     @staticmethod
     def _switch_name(n) -> str:
         switches = n.run.topology.get("switches") or [{"name": "switch"}]
-        return switches[0]["name"]
+        name = switches[0]["name"]
+        key = f"switch {name}"  # a name with words in it ("SHARP switch") is translated
+        return n.say(key) if n.has(key) else name
 
     def _amount(self, n, chunks: list[list[int]]) -> str:
         """How much each sender (or receiver) moves: "1 chunk (16 bytes)", "8 blocks (256 B)"."""

@@ -1,25 +1,33 @@
-"""Fill in the narration's templates: one table per language (en.py), phrases built from them.
+"""Fill in the narration's templates: one table per language (en.py, zh.py), phrases built
+from them.
 
 The code that reads a trace never writes English itself, so a language is one more table
-(issue 20 adds Chinese). A template may be a pair (one, many) where a language agrees with a
-count; `say` picks by `n`. Numbers are always digits, never words, so every number in a
-sentence can be checked against the trace (tests/collectives/test_narration.py).
+(issue 20 added Chinese): a module with `TABLE`, `PHASES`, whether its sentences start with a
+capital (`CAPITALIZE`) and `tidy`, what it does to a finished sentence (Chinese puts spaces
+between Chinese and Latin letters or digits). A template may be a pair (one, many) where a
+language agrees with a count; `say` picks by `n`. Numbers are always digits, never words, so
+every number in a sentence can be checked against the trace (tests/collectives/test_narration.py)
+and a translation against the English (test_narration_zh.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 
-from . import en
+from . import en, zh
 
-LANGUAGES = {"en": (en.TABLE, en.PHASES)}
+LANGUAGES: dict[str, ModuleType] = {"en": en, "zh": zh}
 
 
 class Words:
     """One language's templates: `say` fills one in, the helpers build the recurring phrases."""
 
     def __init__(self, language: str = "en") -> None:
-        self.table, self.phases = LANGUAGES[language]
+        words = LANGUAGES[language]
+        self.table, self.phases = words.TABLE, words.PHASES
+        self.capitalize = words.CAPITALIZE
+        self.tidy = getattr(words, "tidy", None)
         self._sizes: dict[int, str] = {}
 
     def say(self, key: str, n: int | None = None, shown: str | None = None, **fields) -> str:
@@ -36,9 +44,12 @@ class Words:
 
     def sentences(self, header: str, parts: list[str]) -> str:
         """Write the header, then each part as a sentence (the first runs on after the colon)."""
-        texts = [parts[0], *(t[:1].upper() + t[1:] for t in parts[1:])]
+        texts = parts
+        if self.capitalize:
+            texts = [parts[0], *(t[:1].upper() + t[1:] for t in parts[1:])]
         texts = [self.say("sentence", text=t) for t in texts]
-        return self.say("space").join([header, *texts])
+        text = self.say("space").join([header, *texts])
+        return self.tidy(text) if self.tidy else text
 
     def listing(self, items: Sequence[str]) -> str:
         """Join phrases: "a", "a and b", "a, b and c"."""

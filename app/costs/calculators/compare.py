@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
+from app.i18n import N_, listing, sentences
+
 from .. import units
 from ..errors import CostError
 from ..model import MAX_MESSAGE_BYTES, Cost, algorithms
@@ -31,54 +33,67 @@ SIZES = [2 ** (k / 2) for k in range(0, 69)]  # two points per octave for the cu
 
 COLLECTIVE = Field(
     "collective",
-    "Collective",
+    N_("Collective"),
     CHOICE,
     "allreduce",
     choices=COLLECTIVES,
-    help="Every algorithm of this collective is compared.",
+    help=N_("Every algorithm of this collective is compared."),
 )
 RANKS = Field(
-    "ranks", "GPUs (ranks)", INT, 64, low=1, high=MAX_RANKS, scale="log2", help="p, the ranks."
+    "ranks",
+    N_("GPUs (ranks)"),
+    INT,
+    64,
+    low=1,
+    high=MAX_RANKS,
+    scale="log2",
+    help=N_("p, the ranks."),
 )
 MESSAGE = Field(
     "message_bytes",
-    "Message size M",
+    N_("Message size M"),
     FLOAT,
     float(1 << 20),
     low=1,
     high=MAX_MESSAGE_BYTES,
     unit="bytes",
     scale="log2",
-    help="M as nccl-tests counts it: allgather the total output, reduce_scatter the total input.",
+    help=N_(
+        "M as nccl-tests counts it: allgather the total output, reduce_scatter the total input."
+    ),
 )
 RANKS_PER_NODE = replace(
     GPUS_PER_NODE,
     name="ranks_per_node",
-    help="g, for the hierarchical allreduce (must divide the ranks).",
+    help=N_("g, for the hierarchical allreduce (must divide the ranks)."),
 )
 GAMMA = Field(
     "gamma_s_per_byte",
-    "Reduction cost γ (s/byte)",
+    N_("Reduction cost γ (s/byte)"),
     FLOAT,
     0.0,
     high=1e-3,
-    help="Time to reduce one byte; 0 leaves the compute term out.",
+    help=N_("Time to reduce one byte; 0 leaves the compute term out."),
 )
 INCLUDE_DIRECT = Field(
     "include_direct",
-    "Include direct (all-port)",
+    N_("Include direct (all-port)"),
     BOOL,
     False,
-    help="direct sends to all p−1 peers in one step, so the model charges it one α; real NICs "
-    "pay per-message overhead and incast contention that the model leaves out.",
+    help=N_(
+        "direct sends to all p−1 peers in one step, so the model charges it one α; real NICs "
+        "pay per-message overhead and incast contention that the model leaves out."
+    ),
 )
 ALGORITHMS = Field(
     "algorithms",
-    "Only these algorithms",
+    N_("Only these algorithms"),
     LIST,
     "",
-    help="A comma list such as ring,double_binary_tree (NCCL's two AllReduce algorithms); "
-    "empty compares every algorithm of the collective.",
+    help=N_(
+        "A comma list such as ring,double_binary_tree (NCCL's two AllReduce algorithms); "
+        "empty compares every algorithm of the collective."
+    ),
 )
 FIELDS = (
     COLLECTIVE,
@@ -125,8 +140,8 @@ class Crossover(NamedTuple):
 
 @calculator(
     "compare",
-    "Which algorithm is fastest?",
-    "Time against size for every algorithm of a collective, with the crossovers.",
+    N_("Which algorithm is fastest?"),
+    N_("Time against size for every algorithm of a collective, with the crossovers."),
     FIELDS,
 )
 def compare(**values) -> Result:
@@ -152,13 +167,13 @@ def compare(**values) -> Result:
         calculator="compare",
         inputs=values,
         outputs=(
-            Output("fastest", "Fastest at this size", best.algorithm, TEXT),
-            Output("time_s", "Its time", best.time_s, TIME),
-            Output("busbw_gbs", "Its bus bandwidth", best.busbw_gbs, BANDWIDTH),
-            Output("runner_up_ratio", "Runner-up is slower by", ratio, RATIO),
+            Output("fastest", N_("Fastest at this size"), best.algorithm, TEXT),
+            Output("time_s", N_("Its time"), best.time_s, TIME),
+            Output("busbw_gbs", N_("Its bus bandwidth"), best.busbw_gbs, BANDWIDTH),
+            Output("runner_up_ratio", N_("Runner-up is slower by"), ratio, RATIO),
             Output(
                 "crossovers",
-                f"Changes of winner, 1 B–{units.size(HIGH_BYTES)}",
+                N_("Changes of winner, 1 B–%(high)s", high=units.size(HIGH_BYTES)),
                 len(crossovers),
                 COUNT,
             ),
@@ -177,10 +192,12 @@ def compare(**values) -> Result:
             _terms_chart(m, costs),
         ),
         notes=(
-            "The alpha-beta model has no contention and no topology: it shows why latency-bound "
-            "sizes favour few steps and bandwidth-bound sizes favour (p−1)/p bytes. Real "
-            "libraries differ: NCCL implements only ring, trees, CollNet, NVLS and PAT "
-            "(see the lesson How NCCL really chooses).",
+            N_(
+                "The alpha-beta model has no contention and no topology: it shows why "
+                "latency-bound sizes favour few steps and bandwidth-bound sizes favour (p−1)/p "
+                "bytes. Real libraries differ: NCCL implements only ring, trees, CollNet, NVLS "
+                "and PAT (see the lesson How NCCL really chooses)."
+            ),
         ),
     )
 
@@ -237,14 +254,14 @@ def _table(costs: list[Cost], best: Cost) -> dict:
         for c in costs
     ]
     columns = [
-        ("algorithm", TEXT),
-        ("time", TIME),
-        ("latency", TIME),
-        ("bandwidth", TIME),
-        ("compute", TIME),
-        ("steps", COUNT),
+        (N_("algorithm"), TEXT),
+        (N_("time"), TIME),
+        (N_("latency"), TIME),
+        (N_("bandwidth"), TIME),
+        (N_("compute"), TIME),
+        (N_("steps"), COUNT),
         ("busbw", BANDWIDTH),
-        ("× fastest", RATIO),
+        (N_("× fastest"), RATIO),
     ]
     return table(columns, rows)
 
@@ -253,7 +270,11 @@ def _lines_chart(collective, ranks, m, candidates: dict, crossovers: list[Crosso
     """Describe the log-log chart of every algorithm's time against size, crossovers marked."""
     return {
         "kind": "loglog",
-        "title": f"{collective} on {ranks} ranks: time against size",
+        "title": N_(
+            "%(collective)s on %(ranks)s ranks: time against size",
+            collective=collective,
+            ranks=ranks,
+        ),
         "x": SIZES,
         "series": [
             {"name": name, "y": [a + b * s for s in SIZES]} for name, (a, b) in candidates.items()
@@ -269,32 +290,76 @@ def _lines_chart(collective, ranks, m, candidates: dict, crossovers: list[Crosso
 def _terms_chart(m: float, costs: list[Cost]) -> dict:
     """Describe the stacked bars of each algorithm's latency, bandwidth and compute at M."""
     return stacked_chart(
-        f"Where the time goes at {units.size(m)}",
+        N_("Where the time goes at %(size)s", size=units.size(m)),
         [c.algorithm for c in costs],
         {
-            "latency": [c.latency_s for c in costs],
-            "bandwidth": [c.bandwidth_s for c in costs],
-            "compute": [c.compute_s for c in costs],
+            N_("latency"): [c.latency_s for c in costs],
+            N_("bandwidth"): [c.bandwidth_s for c in costs],
+            N_("compute"): [c.compute_s for c in costs],
         },
     )
 
 
 def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
     """Say who wins here and where the winner changes."""
-    here = (
-        f"At {units.size(m)} on {ranks} ranks, {best.algorithm} is the fastest {collective} "
-        f"({units.seconds(best.time_s)})"
+    bound = (
+        N_("latency") if best.latency_s >= best.bandwidth_s + best.compute_s else N_("bandwidth")
     )
+    facts = {
+        "size": units.size(m),
+        "ranks": ranks,
+        "best": best.algorithm,
+        "collective": collective,
+        "time": units.seconds(best.time_s),
+        "bound": bound,
+    }
     if runner_up and ratio <= 1 + 1e-6:
-        here += f", tied with {runner_up.algorithm}"
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
+            "tied with %(other)s; its time is mostly %(bound)s.",
+            other=runner_up.algorithm,
+            **facts,
+        )
     elif runner_up:
-        here += f", {ratio:.3g}× faster than {runner_up.algorithm}"
-    bound = "latency" if best.latency_s >= best.bandwidth_s + best.compute_s else "bandwidth"
-    here += f"; its time is mostly {bound}. "
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
+            "%(ratio)s× faster than %(other)s; its time is mostly %(bound)s.",
+            ratio=f"{ratio:.3g}",
+            other=runner_up.algorithm,
+            **facts,
+        )
+    else:
+        here = N_(
+            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s); "
+            "its time is mostly %(bound)s.",
+            **facts,
+        )
+    high = units.size(HIGH_BYTES)
     if not crossovers:
-        return here + f"{best.algorithm} wins at every size from 1 B to {units.size(HIGH_BYTES)}."
-    changes = ", ".join(
-        f"{c.from_algorithm} → {c.to_algorithm} at {units.size(c.bytes)}" for c in crossovers
+        return sentences(
+            here,
+            N_("%(best)s wins at every size from 1 B to %(high)s.", best=best.algorithm, high=high),
+        )
+    changes = listing(
+        *(
+            N_(
+                "%(before)s → %(after)s at %(size)s",
+                before=c.from_algorithm,
+                after=c.to_algorithm,
+                size=units.size(c.bytes),
+            )
+            for c in crossovers
+        )
     )
-    times = "once" if len(crossovers) == 1 else f"{len(crossovers)} times"
-    return here + f"From 1 B to {units.size(HIGH_BYTES)} the winner changes {times}: {changes}."
+    if len(crossovers) == 1:
+        then = N_(
+            "From 1 B to %(high)s the winner changes once: %(changes)s.", high=high, changes=changes
+        )
+    else:
+        then = N_(
+            "From 1 B to %(high)s the winner changes %(count)s times: %(changes)s.",
+            high=high,
+            count=len(crossovers),
+            changes=changes,
+        )
+    return sentences(here, then)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..model import Cost, cost
 from ..nccl_tests import MAX_RANKS
@@ -20,74 +22,78 @@ from .fields import FLOAT, INT, Field, link_fields, link_inputs, within_one_mess
 from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
-ERROR_FEEDBACK = (
+ERROR_FEEDBACK = N_(
     "Error feedback: each worker keeps what the compressor dropped, e = g − C(g), and adds it to "
     "the next step's gradient before compressing, so no part of the gradient is lost, only "
     "delayed. Top-k (DGC's residual accumulation) and PowerSGD need it to converge like "
     "uncompressed SGD; 1-bit Adam uses the same error compensation (Tang et al., ICML 2021)."
 )
 
-QUANTIZATIONS = (("FP32 dense", 4.0), ("FP16 / BF16", 2.0), ("INT8", 1.0), ("1-bit", 1 / 8))
+QUANTIZATIONS = ((N_("FP32 dense"), 4.0), ("FP16 / BF16", 2.0), ("INT8", 1.0), ("1-bit", 1 / 8))
 COLUMNS = [
-    ("scheme", TEXT),
-    ("collective", TEXT),
-    ("bytes sent per rank", BYTES),
-    ("× fewer bytes", RATIO),
-    ("time", TIME),
-    ("× faster", RATIO),
+    (N_("scheme"), TEXT),
+    (N_("collective"), TEXT),
+    (N_("bytes sent per rank"), BYTES),
+    (N_("× fewer bytes"), RATIO),
+    (N_("time"), TIME),
+    (N_("× faster"), RATIO),
 ]
 NOTES = (
-    "INT8 and 1-bit values cannot be summed in place in 8 or 1 bits; compressed "
-    "allreduces (1-bit Adam's, for one) exchange chunks with an all-to-all and an "
-    "allgather, the same volume per rank as a ring allreduce of the compressed size. "
-    "Per-chunk scales are left out.",
-    "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
-    "gradient (Tang et al., ICML 2021).",
-    "Compression costs compute (top-k selection, orthogonalization) that is not counted.",
+    N_(
+        "INT8 and 1-bit values cannot be summed in place in 8 or 1 bits; compressed "
+        "allreduces (1-bit Adam's, for one) exchange chunks with an all-to-all and an "
+        "allgather, the same volume per rank as a ring allreduce of the compressed size. "
+        "Per-chunk scales are left out."
+    ),
+    N_(
+        "1-bit Adam compresses the momentum after a full-precision warm-up, not the raw "
+        "gradient (Tang et al., ICML 2021)."
+    ),
+    N_("Compression costs compute (top-k selection, orthogonalization) that is not counted."),
 )
 
 FIELDS = (
-    Field("params", "Gradient elements", FLOAT, 1.3e9, low=1, high=1e13, scale="log2"),
+    Field("params", N_("Gradient elements"), FLOAT, 1.3e9, low=1, high=1e13, scale="log2"),
     Field(
         "rows",
-        "Matrix rows m (PowerSGD)",
+        N_("Matrix rows m (PowerSGD)"),
         INT,
         4096,
         low=1,
         high=1 << 24,
         scale="log2",
-        help="Shape of a typical weight matrix; the gradient is N / (m·n) such matrices.",
+        help=N_("Shape of a typical weight matrix; the gradient is N / (m·n) such matrices."),
     ),
-    Field("cols", "Matrix columns n (PowerSGD)", INT, 4096, low=1, high=1 << 24, scale="log2"),
+    Field("cols", N_("Matrix columns n (PowerSGD)"), INT, 4096, low=1, high=1 << 24, scale="log2"),
     Field(
         "powersgd_rank",
-        "PowerSGD rank r",
+        N_("PowerSGD rank r"),
         INT,
         4,
         low=1,
         high=1 << 16,
-        help="PyTorch's default is 1; 1-4 is typical.",
+        help=N_("PyTorch's default is 1; 1-4 is typical."),
     ),
     Field(
         "topk_density",
-        "Top-k density k/N",
+        N_("Top-k density k/N"),
         FLOAT,
         0.001,
         low=1e-12,  # above 0, so "× fewer bytes" stays a finite number
         high=1,
-        help="DGC reports 270-600× compression, a density near 0.1-0.4%.",
+        help=N_("DGC reports 270-600× compression, a density near 0.1-0.4%."),
     ),
-    Field("value_bytes", "Bytes per top-k value", INT, 4, low=1, high=8),
+    Field("value_bytes", N_("Bytes per top-k value"), INT, 4, low=1, high=8),
     Field(
         "index_bytes",
-        "Bytes per top-k index",
+        N_("Bytes per top-k index"),
         INT,
         4,
         low=1,
         high=8,
-        help="4 for int32 indices, 8 for int64.",
+        help=N_("4 for int32 indices, 8 for int64."),
     ),
-    Field("ranks", "GPUs (ranks)", INT, 64, low=1, high=MAX_RANKS, scale="log2"),
+    Field("ranks", N_("GPUs (ranks)"), INT, 64, low=1, high=MAX_RANKS, scale="log2"),
     *link_fields(),
 )
 
@@ -133,8 +139,8 @@ class BreakEven(NamedTuple):
 
 @calculator(
     "compression",
-    "Gradient compression: what does it save?",
-    "FP16/BF16, INT8, 1-bit, top-k and PowerSGD against a dense FP32 allreduce.",
+    N_("Gradient compression: what does it save?"),
+    N_("FP16/BF16, INT8, 1-bit, top-k and PowerSGD against a dense FP32 allreduce."),
     FIELDS,
     sizes=units.DECIMAL,
 )
@@ -151,15 +157,20 @@ def compression(**values) -> Result:
         calculator="compression",
         inputs=values,
         outputs=(
-            Output("dense_time_s", "Dense FP32 allreduce", dense.costs[0].time_s, TIME),
-            Output("fastest", "Fastest scheme", min(rows, key=lambda row: row[4])[0], TEXT),
-            Output("topk_time_s", "Top-k allgather", topk.costs[0].time_s, TIME),
-            Output("powersgd_time_s", "PowerSGD (two allreduces)", powersgd.time_s, TIME),
-            Output("topk_break_even_density", "Top-k break-even density", even.topk_density, RATIO),
+            Output("dense_time_s", N_("Dense FP32 allreduce"), dense.costs[0].time_s, TIME),
+            Output("fastest", N_("Fastest scheme"), min(rows, key=lambda row: row[4])[0], TEXT),
+            Output("topk_time_s", N_("Top-k allgather"), topk.costs[0].time_s, TIME),
+            Output("powersgd_time_s", N_("PowerSGD (two allreduces)"), powersgd.time_s, TIME),
             Output(
-                "powersgd_break_even_rank", "PowerSGD break-even rank", even.powersgd_rank, RATIO
+                "topk_break_even_density", N_("Top-k break-even density"), even.topk_density, RATIO
             ),
-            Output("dense_bytes_per_rank", "Dense bytes sent per rank", dense.sent, BYTES),
+            Output(
+                "powersgd_break_even_rank",
+                N_("PowerSGD break-even rank"),
+                even.powersgd_rank,
+                RATIO,
+            ),
+            Output("dense_bytes_per_rank", N_("Dense bytes sent per rank"), dense.sent, BYTES),
         ),
         formula=(
             "dense: 2(p−1)/p·4N per rank; top-k: allgather, (p−1)·k·(v+i) per rank, break-even "
@@ -203,40 +214,51 @@ def _schemes(values: dict) -> list[Scheme]:
         return cost("allreduce", "ring", ranks=p, message_bytes=size, **link)
 
     schemes = [
-        Scheme(name, [allreduce(n_elems * bytes_per_element)], "ring allreduce")
+        Scheme(name, [allreduce(n_elems * bytes_per_element)], N_("ring allreduce"))
         for name, bytes_per_element in QUANTIZATIONS
     ]
     k = values["topk_density"] * n_elems
     topk = cost("allgather", "ring", ranks=p, message_bytes=p * k * pair_bytes, **link)
-    schemes.append(Scheme("top-k", [topk], "ring allgather of (value, index)"))
+    schemes.append(Scheme("top-k", [topk], N_("ring allgather of (value, index)")))
     matrices = n_elems / (m * n)
     powersgd = [allreduce(matrices * m * r * 4), allreduce(matrices * n * r * 4)]
-    schemes.append(Scheme(f"PowerSGD r={r}", powersgd, "ring allreduce of P, then of Q (FP32)"))
+    schemes.append(Scheme(f"PowerSGD r={r}", powersgd, N_("ring allreduce of P, then of Q (FP32)")))
     return schemes
 
 
 def _sentence(values: dict, even: BreakEven, topk_sent: float, dense_sent: float) -> str:
     """Say when top-k and PowerSGD pay off, and that both need error feedback."""
     p, m, n, r = values["ranks"], values["rows"], values["cols"], values["powersgd_rank"]
-    return (
-        f"On {p} ranks, top-k at density {values['topk_density']:g} sends "
-        f"{units.size(topk_sent)} per rank against {units.size(dense_sent)} dense: it pays off "
-        f"only below density {even.topk_density:.3g}, because every rank receives every other "
-        f"rank's (value, index) pairs and the allgather grows with p. PowerSGD r={r} on "
-        f"{m}×{n} matrices sends r(m+n) instead of m·n numbers ({even.powersgd_ratio:.3g}× "
-        f"fewer) and stops paying off at r = m·n/(m+n) = {even.powersgd_rank:.4g}; PyTorch only "
-        f"compresses a matrix when the ratio is at least 2 (min_compression_rate). "
-        + ERROR_FEEDBACK
+    topk = N_(
+        "On %(ranks)s ranks, top-k at density %(density)s sends %(topk)s per rank against "
+        "%(dense)s dense: it pays off only below density %(even)s, because every rank receives "
+        "every other rank's (value, index) pairs and the allgather grows with p.",
+        ranks=p,
+        density=f"{values['topk_density']:g}",
+        topk=units.size(topk_sent),
+        dense=units.size(dense_sent),
+        even=f"{even.topk_density:.3g}",
     )
+    powersgd = N_(
+        "PowerSGD r=%(r)s on %(m)s×%(n)s matrices sends r(m+n) instead of m·n numbers "
+        "(%(ratio)s× fewer) and stops paying off at r = m·n/(m+n) = %(even)s; PyTorch only "
+        "compresses a matrix when the ratio is at least 2 (min_compression_rate).",
+        r=r,
+        m=m,
+        n=n,
+        ratio=f"{even.powersgd_ratio:.3g}",
+        even=f"{even.powersgd_rank:.4g}",
+    )
+    return sentences(topk, powersgd, ERROR_FEEDBACK)
 
 
 def _chart(schemes: list[Scheme]) -> dict:
     """Describe the stacked bars of each scheme's latency and bandwidth time."""
     return stacked_chart(
-        "Time per step's gradient exchange",
+        N_("Time per step's gradient exchange"),
         [s.name for s in schemes],
         {
-            "latency": [sum(c.latency_s for c in s.costs) for s in schemes],
-            "bandwidth": [sum(c.bandwidth_s for c in s.costs) for s in schemes],
+            N_("latency"): [sum(c.latency_s for c in s.costs) for s in schemes],
+            N_("bandwidth"): [sum(c.bandwidth_s for c in s.costs) for s in schemes],
         },
     )

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..model import Cost, cost
 from ..terms import ALGORITHMS
@@ -14,19 +16,19 @@ from .result import BANDWIDTH, BYTES, PERCENT, TEXT, Output, Result, stacked_cha
 ALGORITHM_NAMES = tuple(dict.fromkeys(name for _, name in ALGORITHMS))
 ALGORITHM = Field(
     "algorithm",
-    "Algorithm",
+    N_("Algorithm"),
     CHOICE,
     "ring",
     choices=ALGORITHM_NAMES,
-    help="Must be one of the collective's algorithms.",
+    help=N_("Must be one of the collective's algorithms."),
 )
 SIZES = [2 ** (k / 2) for k in range(0, 69)]
 
 
 @calculator(
     "crossover",
-    "Latency- or bandwidth-bound?",
-    "The message size where the latency and bandwidth terms are equal.",
+    N_("Latency- or bandwidth-bound?"),
+    N_("The message size where the latency and bandwidth terms are equal."),
     (
         COLLECTIVE,
         ALGORITHM,
@@ -58,11 +60,11 @@ def crossover(**values) -> Result:
         calculator="crossover",
         inputs=values,
         outputs=(
-            Output("m_star_bytes", "Crossover size M*", m_star, BYTES),
-            Output("regime", f"At {units.size(m)}", regime, TEXT),
-            Output("latency_share_pct", "Latency share of the time", share, PERCENT),
-            Output("busbw_gbs", "Bus bandwidth here", here.busbw_gbs, BANDWIDTH),
-            Output("peak_busbw_gbs", "Large-message bus bandwidth", peak_busbw, BANDWIDTH),
+            Output("m_star_bytes", N_("Crossover size M*"), m_star, BYTES),
+            Output("regime", N_("At %(size)s", size=units.size(m)), regime, TEXT),
+            Output("latency_share_pct", N_("Latency share of the time"), share, PERCENT),
+            Output("busbw_gbs", N_("Bus bandwidth here"), here.busbw_gbs, BANDWIDTH),
+            Output("peak_busbw_gbs", N_("Large-message bus bandwidth"), peak_busbw, BANDWIDTH),
         ),
         formula="M* = (steps·α) ÷ (bandwidth term per byte);  " + here.formula,
         substituted=_substituted(here, per_byte, m_star),
@@ -70,12 +72,12 @@ def crossover(**values) -> Result:
         charts=(
             _terms_chart(f"{collective}/{algorithm}", m, here, per_byte, m_star),
             stacked_chart(
-                f"The terms at {units.size(m)}",
+                N_("The terms at %(size)s", size=units.size(m)),
                 [algorithm],
                 {
-                    "latency": [here.latency_s],
-                    "bandwidth": [here.bandwidth_s],
-                    "compute": [here.compute_s],
+                    N_("latency"): [here.latency_s],
+                    N_("bandwidth"): [here.bandwidth_s],
+                    N_("compute"): [here.compute_s],
                 },
             ),
         ),
@@ -87,25 +89,38 @@ def _regime(
 ) -> tuple[str, str]:
     """Name the side of M* the message is on, and say what would help there."""
     if m_star is None:
-        return "nothing to send", "With one rank there is nothing to send."
+        return N_("nothing to send"), N_("With one rank there is nothing to send.")
     collective, algorithm, m = values["collective"], values["algorithm"], values["message_bytes"]
-    regime = "latency-bound" if m < m_star else "bandwidth-bound"
-    sentence = (
-        f"{collective}/{algorithm} on {values['ranks']} ranks is latency-bound below "
-        f"{units.size(m_star)} and bandwidth-bound above it. At {units.size(m)} the "
-        f"latency term is {share:.3g}% of the time, so it is {regime}: "
-        + (
-            "fewer steps (a tree or recursive doubling) would help more than a faster link."
-            if m < m_star
-            else "a faster link or fewer bytes helps; the step count barely matters."
-        )
+    below = m < m_star
+    regime = N_("latency-bound") if below else N_("bandwidth-bound")
+    sides = N_(
+        "%(name)s on %(ranks)s ranks is latency-bound below %(m_star)s and bandwidth-bound "
+        "above it.",
+        name=f"{collective}/{algorithm}",
+        ranks=values["ranks"],
+        m_star=units.size(m_star),
     )
-    if not values["gamma_s_per_byte"]:
-        sentence += (
-            f" At M* the bus bandwidth is half its large-message value "
-            f"({units.bandwidth(peak_busbw / 2)} of {units.bandwidth(peak_busbw)})."
+    here = {"size": units.size(m), "share": f"{share:.3g}"}
+    if below:
+        advice = N_(
+            "At %(size)s the latency term is %(share)s%% of the time, so it is latency-bound: "
+            "fewer steps (a tree or recursive doubling) would help more than a faster link.",
+            **here,
         )
-    return regime, sentence
+    else:
+        advice = N_(
+            "At %(size)s the latency term is %(share)s%% of the time, so it is "
+            "bandwidth-bound: a faster link or fewer bytes helps; the step count barely matters.",
+            **here,
+        )
+    if values["gamma_s_per_byte"]:
+        return regime, sentences(sides, advice)
+    half = N_(
+        "At M* the bus bandwidth is half its large-message value (%(half)s of %(peak)s).",
+        half=units.bandwidth(peak_busbw / 2),
+        peak=units.bandwidth(peak_busbw),
+    )
+    return regime, sentences(sides, advice, half)
 
 
 def _substituted(here: Cost, per_byte: Cost, m_star: float | None) -> str:
@@ -123,13 +138,13 @@ def _terms_chart(name: str, m: float, here: Cost, per_byte: Cost, m_star: float 
     latency_s, slope_s_per_byte = here.latency_s, per_byte.bandwidth_s
     return {
         "kind": "loglog",
-        "title": f"{name}: latency and bandwidth terms",
+        "title": N_("%(name)s: latency and bandwidth terms", name=name),
         "x": SIZES,
         "series": [
-            {"name": "latency term", "y": [latency_s for _ in SIZES]},
-            {"name": "bandwidth term", "y": [slope_s_per_byte * s for s in SIZES]},
+            {"name": N_("latency term"), "y": [latency_s for _ in SIZES]},
+            {"name": N_("bandwidth term"), "y": [slope_s_per_byte * s for s in SIZES]},
             {
-                "name": "total",
+                "name": N_("total"),
                 "y": [latency_s + (slope_s_per_byte + per_byte.compute_s) * s for s in SIZES],
             },
         ],

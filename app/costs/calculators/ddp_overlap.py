@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..model import Cost, algorithms, cost
 from ..nccl_tests import MAX_RANKS
@@ -31,76 +33,78 @@ MIB = 1 << 20
 FIELDS = (
     Field(
         "params",
-        "Model parameters",
+        N_("Model parameters"),
         FLOAT,
         1.3e9,
         low=1e3,
         high=1e13,
         scale="log2",
-        help="Trainable parameters; every one has a gradient to allreduce.",
+        help=N_("Trainable parameters; every one has a gradient to allreduce."),
     ),
     Field(
         "grad_bytes",
-        "Bytes per gradient",
+        N_("Bytes per gradient"),
         INT,
         4,
         low=1,
         high=8,
-        help="4 for FP32 gradients (DDP's default), 2 for FP16/BF16.",
+        help=N_("4 for FP32 gradients (DDP's default), 2 for FP16/BF16."),
     ),
     Field(
         "layers",
-        "Layers",
+        N_("Layers"),
         INT,
         24,
         low=1,
         high=10000,
-        help="Equal layers.",
+        help=N_("Equal layers."),
     ),
     Field(
         "tensors_per_layer",
-        "Gradient tensors per layer",
+        N_("Gradient tensors per layer"),
         INT,
         12,
         low=1,
         high=1000,
-        help="About 12 in a transformer layer: weights and biases of QKV, the projection, "
-        "two MLP matrices and two layer norms.",
+        help=N_(
+            "About 12 in a transformer layer: weights and biases of QKV, the projection, "
+            "two MLP matrices and two layer norms."
+        ),
     ),
     Field(
         "backward_ms_per_layer",
-        "Backward time per layer",
+        N_("Backward time per layer"),
         FLOAT,
         5.0,
         low=0,
         high=1e5,
         unit="ms",
-        help="Compute time to produce one layer's gradients, in ms.",
+        help=N_("Compute time to produce one layer's gradients, in ms."),
     ),
     Field(
         "bucket_mib",
-        "Bucket cap",
+        N_("Bucket cap"),
         FLOAT,
         25.0,
         low=0.0,
         high=1e5,
         low_inclusive=False,
-        help="bucket_cap_mb in MiB (PyTorch default 25).",
+        help=N_("bucket_cap_mb in MiB (PyTorch default 25)."),
     ),
     Field(
         "first_bucket_mib",
-        "First bucket cap",
+        N_("First bucket cap"),
         FLOAT,
         1.0,
         low=0.0,
         high=1e5,
         low_inclusive=False,
-        help="PyTorch's first bucket: 1 MiB.",
+        help=N_("PyTorch's first bucket: 1 MiB."),
     ),
-    Field("ranks", "GPUs (ranks)", INT, 64, low=1, high=MAX_RANKS, scale="log2"),
+    Field("ranks", N_("GPUs (ranks)"), INT, 64, low=1, high=MAX_RANKS, scale="log2"),
     Field(
         "algorithm",
-        "Allreduce algorithm",
+        N_("Allreduce algorithm"),
         CHOICE,
         "ring",
         choices=tuple(a for a in algorithms("allreduce") if a != "hierarchical"),
@@ -110,12 +114,12 @@ FIELDS = (
 
 
 COLUMNS = [
-    ("bucket", COUNT),
-    ("bytes", BYTES),
-    ("ready", TIME),
-    ("start", TIME),
-    ("end", TIME),
-    ("allreduce", TIME),
+    (N_("bucket"), COUNT),
+    (N_("bytes"), BYTES),
+    (N_("ready"), TIME),
+    (N_("start"), TIME),
+    (N_("end"), TIME),
+    (N_("allreduce"), TIME),
 ]
 LISTED = 50  # the table and timeline list the first and the last LISTED buckets one by one
 
@@ -183,12 +187,22 @@ def schedule(runs: list[Run], times: list[float], t_tensor: float, total: int):
                 j = min(run.count, total - LISTED - run.first)
                 last_ready = (run.last_tensor + (j - 1) * run.stride + 1) * t_tensor
                 end = max(start + (j - i) * c, last_ready + c)
-                timeline.append(_bar(f"buckets {k:,}–{run.first + j - 1:,}", start, end))
+                timeline.append(
+                    _bar(
+                        N_(
+                            "buckets %(first)s–%(last)s",
+                            first=f"{k:,}",
+                            last=f"{run.first + j - 1:,}",
+                        ),
+                        start,
+                        end,
+                    )
+                )
                 i = j
                 continue
             end = start + c
             rows.append([k, run.size, ready, start, end, c])
-            timeline.append(_bar(f"bucket {k}", start, end))
+            timeline.append(_bar(N_("bucket %(k)s", k=k), start, end))
             i += 1
     return rows, timeline, end
 
@@ -199,8 +213,8 @@ def _bar(label: str, start: float, end: float) -> dict:
 
 @calculator(
     "ddp_overlap",
-    "DDP: how much gradient sync hides behind backward?",
-    "Bucketed allreduces (25 MiB, first 1 MiB) overlapped with backward, or not.",
+    N_("DDP: how much gradient sync hides behind backward?"),
+    N_("Bucketed allreduces (25 MiB, first 1 MiB) overlapped with backward, or not."),
     FIELDS,
 )
 def ddp_overlap(**values) -> Result:
@@ -242,9 +256,11 @@ def ddp_overlap(**values) -> Result:
         table=table(COLUMNS, rows),
         charts=sync.charts(timeline),
         notes=(
-            "Forward time and the optimizer step are left out; they add to both cases alike.",
-            "Bucket order follows gradient readiness (PyTorch rebuilds buckets after the first "
-            "iteration in the observed order).",
+            N_("Forward time and the optimizer step are left out; they add to both cases alike."),
+            N_(
+                "Bucket order follows gradient readiness (PyTorch rebuilds buckets after the "
+                "first iteration in the observed order)."
+            ),
             *_left_out(count),
         ),
     )
@@ -295,47 +311,65 @@ class Sync:
     def outputs(self) -> tuple[Output, ...]:
         """Return the headline numbers; without overlap all of comm_s is exposed."""
         return (
-            Output("buckets", "Buckets", self.count, COUNT),
-            Output("comm_s", "Allreduce time, all buckets", self.comm_s, TIME),
-            Output("backward_s", "Backward time", self.backward_s, TIME),
-            Output("exposed_overlap_s", "Exposed with overlap", self.exposed_overlap_s, TIME),
-            Output("exposed_serial_s", "Exposed without overlap", self.comm_s, TIME),
-            Output("hidden_pct", "Hidden behind backward", self.hidden_pct, PERCENT),
-            Output("gradient_bytes", "Gradient bytes per step", self.gradient_bytes, BYTES),
+            Output("buckets", N_("Buckets"), self.count, COUNT),
+            Output("comm_s", N_("Allreduce time, all buckets"), self.comm_s, TIME),
+            Output("backward_s", N_("Backward time"), self.backward_s, TIME),
+            Output("exposed_overlap_s", N_("Exposed with overlap"), self.exposed_overlap_s, TIME),
+            Output("exposed_serial_s", N_("Exposed without overlap"), self.comm_s, TIME),
+            Output("hidden_pct", N_("Hidden behind backward"), self.hidden_pct, PERCENT),
+            Output("gradient_bytes", N_("Gradient bytes per step"), self.gradient_bytes, BYTES),
         )
 
     def sentence(self) -> str:
         """Say how much stays exposed, with and without overlap, and what would help."""
         comm, backward = units.seconds(self.comm_s), units.seconds(self.backward_s)
-        return (
-            f"{self.count:,} buckets carry {units.size(self.gradient_bytes)} of gradients; their "
-            f"allreduces take {comm} in all against {backward} of backward. "
-            f"Overlapped, {units.seconds(self.exposed_overlap_s)} stays exposed after backward "
-            f"({self.hidden_pct:.3g}% hidden); without overlap all {comm} is. "
-            + (
+        sync = N_(
+            "%(count)s buckets carry %(size)s of gradients; their allreduces take %(comm)s in "
+            "all against %(backward)s of backward.",
+            count=f"{self.count:,}",
+            size=units.size(self.gradient_bytes),
+            comm=comm,
+            backward=backward,
+        )
+        exposed = N_(
+            "Overlapped, %(exposed)s stays exposed after backward (%(hidden)s%% hidden); "
+            "without overlap all %(comm)s is.",
+            exposed=units.seconds(self.exposed_overlap_s),
+            hidden=f"{self.hidden_pct:.3g}",
+            comm=comm,
+        )
+        if self.comm_s > self.backward_s:
+            advice = N_(
                 "Communication outlasts backward: a faster link, compression or fewer bytes "
                 "(BF16 gradients) would shorten the step; bigger buckets only save latency."
-                if self.comm_s > self.backward_s
-                else "Backward is long enough to hide most of it; what remains is the last "
-                "bucket's allreduce, which cannot start before the first layer's gradients exist."
             )
-        )
+        else:
+            advice = N_(
+                "Backward is long enough to hide most of it; what remains is the last bucket's "
+                "allreduce, which cannot start before the first layer's gradients exist."
+            )
+        return sentences(sync, exposed, advice)
 
     def charts(self, timeline: list[dict]) -> tuple[dict, dict]:
         """Describe the timeline of backward and the allreduces, and the step-time bars."""
-        backward = {"label": "backward", "start": 0.0, "end": self.backward_s, "group": "compute"}
+        backward = {
+            "label": N_("backward"),
+            "start": 0.0,
+            "end": self.backward_s,
+            "group": N_("compute"),
+        }
         return (
             {
                 "kind": "timeline",
-                "title": "Backward and the bucket allreduces",
+                "title": N_("Backward and the bucket allreduces"),
                 "rows": [backward, *timeline],
             },
             stacked_chart(
-                "Step time: compute and exposed communication",
-                ["with overlap", "without overlap"],
+                N_("Step time: compute and exposed communication"),
+                [N_("with overlap"), N_("without overlap")],
                 {
-                    "backward": [self.backward_s, self.backward_s],
-                    "exposed allreduce": [self.exposed_overlap_s, self.comm_s],
+                    N_("backward"): [self.backward_s, self.backward_s],
+                    N_("exposed allreduce"): [self.exposed_overlap_s, self.comm_s],
                 },
             ),
         )
@@ -346,7 +380,13 @@ def _left_out(count: int) -> tuple[str, ...]:
     if count <= 2 * LISTED:
         return ()
     return (
-        f"The table lists the first and the last {LISTED} of the {count:,} buckets; buckets "
-        f"{LISTED:,}–{count - LISTED - 1:,} are left out of the table (one bar in the "
-        "timeline), not out of the totals.",
+        N_(
+            "The table lists the first and the last %(listed)s of the %(count)s buckets; "
+            "buckets %(first)s–%(last)s are left out of the table (one bar in the timeline), "
+            "not out of the totals.",
+            listed=LISTED,
+            count=f"{count:,}",
+            first=f"{LISTED:,}",
+            last=f"{count - LISTED - 1:,}",
+        ),
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from app.i18n import N_
+
 from .. import units
 from ..checks import choice, integer, number
 from ..errors import CostError
@@ -107,7 +109,7 @@ def name_list(name: str, value: object) -> str:
 
 
 # How many GPUs a node holds, for the calculators that split GPUs into nodes.
-GPUS_PER_NODE = Field("gpus_per_node", "GPUs per node", INT, 8, low=1, high=1024)
+GPUS_PER_NODE = Field("gpus_per_node", N_("GPUs per node"), INT, 8, low=1, high=1024)
 
 
 def validate(fields: tuple[Field, ...], values: dict) -> dict:
@@ -168,7 +170,7 @@ def fill_presets(fields: tuple[Field, ...], values: dict) -> dict:
 def _presets(scope: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     links = [link for link in HARDWARE.values() if scope is None or link.scope == scope]
     keys = tuple(link.key for link in links) + ("custom",)
-    labels = tuple(link.label for link in links) + ("Custom",)
+    labels = tuple(link.label for link in links) + (N_("Custom"),)
     return keys, labels
 
 
@@ -179,32 +181,32 @@ def link_fields(default: str = "ib_ndr", *, scope: str | None = None) -> tuple[F
     return (
         Field(
             "hardware",
-            "Link",
+            N_("Link"),
             PRESET,
             default,
             choices=keys,
             choice_labels=labels,
             fills=("latency_us", "bandwidth_gbs"),
-            help="A preset fills latency and bandwidth; edit them to try your own link.",
+            help=N_("A preset fills latency and bandwidth; edit them to try your own link."),
         ),
         Field(
             "latency_us",
-            "Latency α per step",
+            N_("Latency α per step"),
             FLOAT,
             link.latency_us,
             high=MAX_LATENCY_US,
             unit="us",
-            help="Seconds per message, in µs (NCCL model constants by default).",
+            help=N_("Seconds per message, in µs (NCCL model constants by default)."),
         ),
         Field(
             "bandwidth_gbs",
-            "Bandwidth per direction",
+            N_("Bandwidth per direction"),
             FLOAT,
             link.bandwidth_gbs,
             low=MIN_BANDWIDTH_GBS,
             high=MAX_BANDWIDTH_GBS,
             unit="gbs",
-            help="Per GPU, per direction; GB/s = 1e9 bytes/s, as nccl-tests counts.",
+            help=N_("Per GPU, per direction; GB/s = 1e9 bytes/s, as nccl-tests counts."),
         ),
     )
 
@@ -217,12 +219,12 @@ def intra_link_fields(default: str = "nvswitch_h100") -> tuple[Field, ...]:
         replace(
             hardware,
             name="intra_hardware",
-            label="Intra-node link",
+            label=N_("Intra-node link"),
             fills=("intra_latency_us", "intra_bandwidth_gbs"),
-            help="The link between GPUs of one node.",
+            help=N_("The link between GPUs of one node."),
         ),
-        replace(latency, name="intra_latency_us", label="Intra-node latency"),
-        replace(bandwidth, name="intra_bandwidth_gbs", label="Intra-node bandwidth"),
+        replace(latency, name="intra_latency_us", label=N_("Intra-node latency")),
+        replace(bandwidth, name="intra_bandwidth_gbs", label=N_("Intra-node bandwidth")),
     )
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..model import Cost, cost
 from .fields import (
@@ -29,11 +31,11 @@ from .registry import calculator
 from .result import RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
 FIELDS = (
-    replace(GPUS_PER_NODE, label="GPUs per node g"),
-    Field("nodes", "Nodes N", INT, 8, low=1, high=1 << 14, scale="log2"),
+    replace(GPUS_PER_NODE, label=N_("GPUs per node g")),
+    Field("nodes", N_("Nodes N"), INT, 8, low=1, high=1 << 14, scale="log2"),
     Field(
         "message_bytes",
-        "Message size M",
+        N_("Message size M"),
         FLOAT,
         float(1 << 30),
         low=1,
@@ -76,19 +78,19 @@ def _variants(values: dict) -> list[Variant]:
         **inter,
     )
     return [
-        Variant("flat ring", [(flat, flat_where)]),
-        Variant("(a) via leaders", leader),
-        Variant("(b) RS → AR → AG", [(rs_ar_ag, "")]),
+        Variant(N_("flat ring"), [(flat, flat_where)]),
+        Variant(N_("(a) via leaders"), leader),
+        Variant(N_("(b) RS → AR → AG"), [(rs_ar_ag, "")]),
     ]
 
 
 def _split(costs) -> dict[str, float]:
     """Sum latency and bandwidth time per link class over the phases of several Costs."""
     out = {
-        "intra latency": 0.0,
-        "intra bandwidth": 0.0,
-        "inter latency": 0.0,
-        "inter bandwidth": 0.0,
+        N_("intra latency"): 0.0,
+        N_("intra bandwidth"): 0.0,
+        N_("inter latency"): 0.0,
+        N_("inter bandwidth"): 0.0,
     }
     for c, link in costs:
         for phase in c.phases:
@@ -100,8 +102,8 @@ def _split(costs) -> dict[str, float]:
 
 @calculator(
     "hierarchical",
-    "Hierarchical or flat allreduce?",
-    "Flat ring against the two hierarchical allreduces for g GPUs per node and N nodes.",
+    N_("Hierarchical or flat allreduce?"),
+    N_("Flat ring against the two hierarchical allreduces for g GPUs per node and N nodes."),
     FIELDS,
 )
 def hierarchical(**values) -> Result:
@@ -119,11 +121,11 @@ def hierarchical(**values) -> Result:
         calculator="hierarchical",
         inputs=values,
         outputs=(
-            Output("fastest", "Fastest", best if g * n > 1 else "none: one GPU", TEXT),
-            Output("flat_s", "Flat ring", times["flat ring"], TIME),
-            Output("leader_s", "(a) via leaders", times[via_leaders.name], TIME),
-            Output("hierarchical_s", "(b) RS → AR → AG", times[rs_ar_ag.name], TIME),
-            Output("speedup", "Flat ÷ fastest", _ratio(times["flat ring"], times[best]), RATIO),
+            Output("fastest", N_("Fastest"), best if g * n > 1 else N_("none: one GPU"), TEXT),
+            Output("flat_s", N_("Flat ring"), times["flat ring"], TIME),
+            Output("leader_s", N_("(a) via leaders"), times[via_leaders.name], TIME),
+            Output("hierarchical_s", N_("(b) RS → AR → AG"), times[rs_ar_ag.name], TIME),
+            Output("speedup", N_("Flat ÷ fastest"), _ratio(times["flat ring"], times[best]), RATIO),
         ),
         formula="(b): " + hierarchical_cost.formula + ";  flat: " + flat.formula,
         substituted=(
@@ -131,12 +133,12 @@ def hierarchical(**values) -> Result:
         ),
         interpretation=_sentence(g, n, m, best, times),
         table=table(
-            [("variant", TEXT), ("time", TIME)] + [(s, TIME) for s in stack_names],
+            [(N_("variant"), TEXT), (N_("time"), TIME)] + [(s, TIME) for s in stack_names],
             [[name, times[name], *splits[name].values()] for name, _ in variants],
         ),
         charts=(
             stacked_chart(
-                "Where each variant spends its time",
+                N_("Where each variant spends its time"),
                 [name for name, _ in variants],
                 {s: [splits[name][s] for name, _ in variants] for s in stack_names},
             ),
@@ -152,29 +154,38 @@ def _ratio(slow: float, fast: float) -> float:
 def _sentence(g: int, n: int, m: float, best: str, times: dict[str, float]) -> str:
     """Say which variant wins and why; on one GPU, that there is nothing to send."""
     if g * n == 1:
-        return (
+        return N_(
             "With one GPU there is nothing to communicate: an allreduce over one rank is its "
             "own input, so every variant takes 0 s. Add GPUs or nodes to compare them."
         )
-    sentence = (
-        f"For {_count(g, 'GPU')} × {_count(n, 'node')} and {units.size(m)}, {best} is fastest "
-        f"({units.seconds(times[best])}; flat ring {units.seconds(times['flat ring'])}). "
+    winner = N_(
+        "For %(gpus)s × %(nodes)s and %(size)s, %(best)s is fastest (%(time)s; flat ring "
+        "%(flat)s).",
+        gpus=N_("%(k)s GPU", k=g) if g == 1 else N_("%(k)s GPUs", k=g),
+        nodes=N_("%(k)s node", k=n) if n == 1 else N_("%(k)s nodes", k=n),
+        size=units.size(m),
+        best=best,
+        time=units.seconds(times[best]),
+        flat=units.seconds(times["flat ring"]),
     )
     if n == 1:
-        return sentence + (
-            "With one node there is no network: the flat ring and (b) stay on the intra-node "
-            "link, where (b) is a ring reduce-scatter then allgather, the same steps and bytes "
-            "as the flat ring, so the two tie."
+        return sentences(
+            winner,
+            N_(
+                "With one node there is no network: the flat ring and (b) stay on the "
+                "intra-node link, where (b) is a ring reduce-scatter then allgather, the same "
+                "steps and bytes as the flat ring, so the two tie."
+            ),
         )
-    return sentence + (
-        f"The flat ring pays the network latency on all 2(p−1) = {2 * (g * n - 1)} steps and "
-        f"pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = {2 * (n - 1)} "
-        f"network steps and splits the inter-node bytes over g = {g} NICs; (a) also has few "
+    why = N_(
+        "The flat ring pays the network latency on all 2(p−1) = %(flat_steps)s steps and "
+        "pushes 2(p−1)/p·M through one NIC per node; (b) takes only 2(N−1) = %(steps)s "
+        "network steps and splits the inter-node bytes over g = %(g)s NICs; (a) also has few "
         "network steps but sends all of M through one NIC per node. A flat ring does not send "
         "g·M across nodes: NCCL runs several rings on different NICs, which recovers most of "
-        "(b)'s bandwidth."
+        "(b)'s bandwidth.",
+        flat_steps=2 * (g * n - 1),
+        steps=2 * (n - 1),
+        g=g,
     )
-
-
-def _count(k: int, noun: str) -> str:
-    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+    return sentences(winner, why)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..model import Cost, cost
 from .fields import FLOAT, INT, Field, link_fields, link_inputs, within_one_message
@@ -21,53 +23,53 @@ from .result import BYTES, PERCENT, TIME, Output, Result, stacked_chart, table
 FIELDS = (
     Field(
         "tokens",
-        "Tokens per GPU per micro-batch",
+        N_("Tokens per GPU per micro-batch"),
         INT,
         8192,
         low=1,
         high=1 << 26,
         scale="log2",
-        help="T = micro-batch × sequence length on one GPU.",
+        help=N_("T = micro-batch × sequence length on one GPU."),
     ),
-    Field("hidden", "Hidden size h", INT, 4096, low=1, high=1 << 20, scale="log2"),
-    Field("top_k", "Experts per token k", INT, 2, low=1, high=64),
+    Field("hidden", N_("Hidden size h"), INT, 4096, low=1, high=1 << 20, scale="log2"),
+    Field("top_k", N_("Experts per token k"), INT, 2, low=1, high=64),
     Field(
         "capacity_factor",
-        "Capacity factor c",
+        N_("Capacity factor c"),
         FLOAT,
         1.25,
         low=0,
         high=64,
-        help="Slots per expert = c·T·k/E; 0 means dropless (no padding, no drops).",
+        help=N_("Slots per expert = c·T·k/E; 0 means dropless (no padding, no drops)."),
     ),
     Field(
         "imbalance",
-        "Load imbalance",
+        N_("Load imbalance"),
         FLOAT,
         1.0,
         low=1,
         high=1e4,
-        help="Tokens routed to the busiest expert ÷ the mean.",
+        help=N_("Tokens routed to the busiest expert ÷ the mean."),
     ),
-    Field("ep", "Expert-parallel GPUs", INT, 16, low=1, high=1 << 16, scale="log2"),
-    Field("dtype_bytes", "Bytes per activation", INT, 2, low=1, high=8),
-    Field("moe_layers", "MoE layers", INT, 16, low=1, high=10000),
-    Field("micro_batches", "Micro-batches per step", INT, 1, low=1, high=100000),
+    Field("ep", N_("Expert-parallel GPUs"), INT, 16, low=1, high=1 << 16, scale="log2"),
+    Field("dtype_bytes", N_("Bytes per activation"), INT, 2, low=1, high=8),
+    Field("moe_layers", N_("MoE layers"), INT, 16, low=1, high=10000),
+    Field("micro_batches", N_("Micro-batches per step"), INT, 1, low=1, high=100000),
     *link_fields("ib_ndr"),
 )
 
 PASSES = (
-    "dispatch (forward)",
-    "combine (forward)",
-    "combine gradient (backward)",
-    "dispatch gradient (backward)",
+    N_("dispatch (forward)"),
+    N_("combine (forward)"),
+    N_("combine gradient (backward)"),
+    N_("dispatch gradient (backward)"),
 )
 
 
 @calculator(
     "moe",
-    "MoE: what do the all-to-alls cost?",
-    "Dispatch and combine bytes and time per MoE layer and per step.",
+    N_("MoE: what do the all-to-alls cost?"),
+    N_("Dispatch and combine bytes and time per MoE layer and per step."),
     FIELDS,
     sizes=units.DECIMAL,
 )
@@ -88,12 +90,12 @@ def moe(**values) -> Result:
         calculator="moe",
         inputs=values,
         outputs=(
-            Output("buffer_bytes", "Buffer per all-to-all per GPU", buffer.bytes, BYTES),
-            Output("sent_bytes", "Bytes leaving each GPU", sent, BYTES),
-            Output("all_to_all_s", "One all-to-all", one.time_s, TIME),
-            Output("per_layer_s", "Per MoE layer (4 all-to-alls)", per_layer, TIME),
-            Output("per_step_s", "Per step, all MoE layers", per_step, TIME),
-            Output("dropped_pct", "Dropped at the busiest expert", buffer.dropped_pct, PERCENT),
+            Output("buffer_bytes", N_("Buffer per all-to-all per GPU"), buffer.bytes, BYTES),
+            Output("sent_bytes", N_("Bytes leaving each GPU"), sent, BYTES),
+            Output("all_to_all_s", N_("One all-to-all"), one.time_s, TIME),
+            Output("per_layer_s", N_("Per MoE layer (4 all-to-alls)"), per_layer, TIME),
+            Output("per_step_s", N_("Per step, all MoE layers"), per_step, TIME),
+            Output("dropped_pct", N_("Dropped at the busiest expert"), buffer.dropped_pct, PERCENT),
         ),
         formula="M = c·T·k·h·s (padded) or imbalance·T·k·h·s (dropless); "
         + one.formula
@@ -103,20 +105,22 @@ def moe(**values) -> Result:
         ),
         interpretation=_sentence(values, buffer, one, sent, per_layer, per_step),
         table=table(
-            [("all-to-all", "text"), ("bytes sent per GPU", BYTES), ("time", TIME)],
+            [(N_("all-to-all"), "text"), (N_("bytes sent per GPU"), BYTES), (N_("time"), TIME)],
             [[name, sent, one.time_s] for name in PASSES],
         ),
         charts=(
             stacked_chart(
-                "The four all-to-alls of one MoE layer",
+                N_("The four all-to-alls of one MoE layer"),
                 list(PASSES),
-                {"latency": [one.latency_s] * 4, "bandwidth": [one.bandwidth_s] * 4},
+                {N_("latency"): [one.latency_s] * 4, N_("bandwidth"): [one.bandwidth_s] * 4},
             ),
         ),
         notes=(
-            "Hierarchical all-to-all mainly cuts message count and latency; cross-node bytes "
-            "fall only if tokens bound for several experts on one node are sent once "
-            "(see the lesson MoE All-to-All).",
+            N_(
+                "Hierarchical all-to-all mainly cuts message count and latency; cross-node "
+                "bytes fall only if tokens bound for several experts on one node are sent once "
+                "(see the lesson MoE All-to-All)."
+            ),
         ),
     )
 
@@ -157,17 +161,32 @@ def _sentence(values: dict, buffer: Buffer, one: Cost, sent, per_layer, per_step
     """Say what one all-to-all moves, what a layer and a step cost, and what is dropped."""
     c, imbalance = values["capacity_factor"], values["imbalance"]
     count = 4 * values["moe_layers"] * values["micro_batches"]
-    return (
-        f"Each all-to-all moves a {units.size(buffer.bytes)} buffer per GPU, of which "
-        f"{units.size(sent)} leaves the GPU ((ep−1)/ep of it), in {units.seconds(one.time_s)}. "
-        f"Four per MoE layer (dispatch and combine, forward and backward) make "
-        f"{units.seconds(per_layer)} per layer and {units.seconds(per_step)} per step over "
-        f"{count} all-to-alls. "
-        + (
-            f"With imbalance {imbalance:g} above capacity {c:g}, {buffer.dropped_pct:.3g}% of "
-            f"the busiest expert's tokens are dropped."
-            if buffer.dropped_pct > 0
-            else "No tokens are dropped."
-        )
-        + (" Padding to capacity costs bytes even when routing is balanced." if c > 1 else "")
+    moves = N_(
+        "Each all-to-all moves a %(buffer)s buffer per GPU, of which %(sent)s leaves the GPU "
+        "((ep−1)/ep of it), in %(time)s.",
+        buffer=units.size(buffer.bytes),
+        sent=units.size(sent),
+        time=units.seconds(one.time_s),
     )
+    adds = N_(
+        "Four per MoE layer (dispatch and combine, forward and backward) make %(layer)s per "
+        "layer and %(step)s per step over %(count)s all-to-alls.",
+        layer=units.seconds(per_layer),
+        step=units.seconds(per_step),
+        count=count,
+    )
+    if buffer.dropped_pct > 0:
+        drops = N_(
+            "With imbalance %(imbalance)s above capacity %(c)s, %(dropped)s%% of the busiest "
+            "expert's tokens are dropped.",
+            imbalance=f"{imbalance:g}",
+            c=f"{c:g}",
+            dropped=f"{buffer.dropped_pct:.3g}",
+        )
+    else:
+        drops = N_("No tokens are dropped.")
+    if c > 1:
+        return sentences(
+            moves, adds, drops, N_("Padding to capacity costs bytes even when routing is balanced.")
+        )
+    return sentences(moves, adds, drops)

@@ -4,6 +4,8 @@ system preset, its predicted time and busbw, and a table over sizes beside the �
 
 from __future__ import annotations
 
+from app.i18n import N_
+
 from .. import units
 from ..nccl import FUNCTIONS, MAX_BYTES, MAX_NODES, NCCL_SYSTEMS, NCCL_TAG, nccl_choice, nccl_table
 from .fields import CHOICE, FLOAT, INT, Field
@@ -13,50 +15,53 @@ from .result import BANDWIDTH, BYTES, TEXT, TIME, Output, Result, table
 FIELDS = (
     Field(
         "collective",
-        "Collective",
+        N_("Collective"),
         CHOICE,
         "allreduce",
         choices=FUNCTIONS,
-        help="The five collectives NCCL's tuning model covers.",
+        help=N_("The five collectives NCCL's tuning model covers."),
     ),
     Field(
         "system",
-        "System",
+        N_("System"),
         CHOICE,
         "dgx_h100",
         choices=tuple(NCCL_SYSTEMS),
         choice_labels=tuple(s.label for s in NCCL_SYSTEMS.values()),
-        help="The node type: GPUs, NVLink, NICs and CPU, as NCCL's topology detection sees it.",
+        help=N_("The node type: GPUs, NVLink, NICs and CPU, as NCCL's topology detection sees it."),
     ),
-    Field("ranks", "GPUs (ranks)", INT, 16, low=1, high=MAX_NODES * 8, scale="log2"),
+    Field("ranks", N_("GPUs (ranks)"), INT, 16, low=1, high=MAX_NODES * 8, scale="log2"),
     Field(
         "nodes",
-        "Nodes",
+        N_("Nodes"),
         INT,
         2,
         low=1,
         high=MAX_NODES,
         scale="log2",
-        help="Must divide the ranks, with at most the system's GPUs per node.",
+        help=N_("Must divide the ranks, with at most the system's GPUs per node."),
     ),
     Field(
         "message_bytes",
-        "Message size",
+        N_("Message size"),
         FLOAT,
         float(1 << 30),
         low=0,
         high=float(MAX_BYTES),
         unit="bytes",
         scale="log2",
-        help="nccl-tests' size column (allgather: the total output).",
+        help=N_("nccl-tests' size column (allgather: the total output)."),
     ),
 )
 
 
 @calculator(
     "nccl_model",
-    "NCCL's choice, reproduced",
-    f"The algorithm and protocol NCCL {NCCL_TAG}'s own cost model picks, and its time.",
+    N_("NCCL's choice, reproduced"),
+    N_(
+        "The algorithm and protocol NCCL %(version)s's own cost model picks, and its time.",
+        version=NCCL_TAG,
+    ),
     FIELDS,
 )
 def nccl_model(**values) -> Result:
@@ -67,36 +72,47 @@ def nccl_model(**values) -> Result:
     sweep = nccl_table(collective, ranks, system, nodes)
     rows = sweep["rows"]
     runner_up = pick.candidates[1] if len(pick.candidates) > 1 else None
-    sentence = (
-        f"On {ranks} GPUs of {system} ({nodes} node{'s' if nodes > 1 else ''}), NCCL's model "
-        f"picks {pick.algorithm}/{pick.protocol} for {units.size(m)}: "
-        f"{units.seconds(pick.time_us * 1e-6)}"
-        + (
-            f", ahead of {runner_up['algorithm']}/{runner_up['protocol']} at "
-            f"{units.seconds(runner_up['time_us'] * 1e-6)}."
-            if runner_up
-            else "."
+    facts = {
+        "ranks": ranks,
+        "system": system,
+        "nodes": N_("%(k)s node", k=nodes) if nodes == 1 else N_("%(k)s nodes", k=nodes),
+        "pick": f"{pick.algorithm}/{pick.protocol}",
+        "size": units.size(m),
+        "time": units.seconds(pick.time_us * 1e-6),
+    }
+    if runner_up:
+        sentence = N_(
+            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+            "%(size)s: %(time)s, ahead of %(other)s at %(other_time)s.",
+            other=f"{runner_up['algorithm']}/{runner_up['protocol']}",
+            other_time=units.seconds(runner_up["time_us"] * 1e-6),
+            **facts,
         )
-    )
+    else:
+        sentence = N_(
+            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+            "%(size)s: %(time)s.",
+            **facts,
+        )
     return Result(
         calculator="nccl_model",
         inputs=values,
         outputs=(
-            Output("algorithm", "NCCL's algorithm", pick.algorithm, TEXT),
-            Output("protocol", "Protocol", pick.protocol, TEXT),
-            Output("time_s", "NCCL's predicted time", pick.time_us * 1e-6, TIME),
-            Output("busbw_gbs", "Predicted busbw", pick.busbw_gbs, BANDWIDTH),
+            Output("algorithm", N_("NCCL's algorithm"), pick.algorithm, TEXT),
+            Output("protocol", N_("Protocol"), pick.protocol, TEXT),
+            Output("time_s", N_("NCCL's predicted time"), pick.time_us * 1e-6, TIME),
+            Output("busbw_gbs", N_("Predicted busbw"), pick.busbw_gbs, BANDWIDTH),
         ),
         formula="time = lat(algorithm, protocol) + bytes ÷ (1000 · algbw)  [µs, GB/s]",
         substituted=_substituted(pick),
         interpretation=sentence,
         table=table(
             [
-                ("Size", BYTES),
-                ("NCCL pick", TEXT),
-                ("NCCL time", TIME),
-                ("α-β fastest", TEXT),
-                ("α-β time", TIME),
+                (N_("Size"), BYTES),
+                (N_("NCCL pick"), TEXT),
+                (N_("NCCL time"), TIME),
+                (N_("α-β fastest"), TEXT),
+                (N_("α-β time"), TIME),
             ],
             [
                 [
@@ -111,10 +127,15 @@ def nccl_model(**values) -> Result:
         ),
         charts=(_chart(rows, m),),
         notes=(
-            f"Constants and formulas from NVIDIA/nccl {NCCL_TAG} src/graph/tuning.cc; the "
-            "graph search is simplified (app/costs/nccl/graph.py says how).",
-            "Defaults of a plain nccl-tests run: no NCCL_ALGO/NCCL_PROTO, no tuner plugin, "
-            "CollNet off.",
+            N_(
+                "Constants and formulas from NVIDIA/nccl %(version)s src/graph/tuning.cc; the "
+                "graph search is simplified (app/costs/nccl/graph.py says how).",
+                version=NCCL_TAG,
+            ),
+            N_(
+                "Defaults of a plain nccl-tests run: no NCCL_ALGO/NCCL_PROTO, no tuner plugin, "
+                "CollNet off."
+            ),
         ),
     )
 
@@ -130,11 +151,11 @@ def _chart(rows: list[dict], m: int) -> dict:
     sizes = [r["bytes"] for r in rows]
     return {
         "kind": "loglog",
-        "title": "NCCL's model against the α-β model",
+        "title": N_("NCCL's model against the α-β model"),
         "x": sizes,
         "series": [
-            {"name": "NCCL's pick", "y": [r["time_us"] * 1e-6 for r in rows]},
-            {"name": "α-β fastest", "y": [r["alpha_beta_time_us"] * 1e-6 for r in rows]},
+            {"name": N_("NCCL's pick"), "y": [r["time_us"] * 1e-6 for r in rows]},
+            {"name": N_("α-β fastest"), "y": [r["alpha_beta_time_us"] * 1e-6 for r in rows]},
         ],
         "markers": [],
         "cursor": max(m, 1),

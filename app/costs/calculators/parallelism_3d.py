@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..errors import CostError
 from ..model import cost
@@ -32,40 +34,40 @@ from .registry import calculator
 from .result import BYTES, COUNT, TEXT, TIME, Output, Result, stacked_chart, table
 
 FIELDS = (
-    Field("layers", "Layers L", INT, 32, low=1, high=10000),
-    Field("hidden", "Hidden size h", INT, 4096, low=1, high=1 << 20, scale="log2"),
-    Field("seq", "Sequence length s", INT, 4096, low=1, high=1 << 24, scale="log2"),
-    Field("micro_batch", "Micro-batch size b", INT, 1, low=1, high=1 << 16),
-    Field("micro_batches", "Micro-batches per step m", INT, 8, low=1, high=1 << 16),
-    Field("dtype_bytes", "Bytes per value", INT, 2, low=1, high=8),
-    Field("params", "Model parameters Ψ", FLOAT, 7e9, low=1e3, high=1e13, scale="log2"),
-    Field("tp", "Tensor-parallel size", INT, 8, low=1, high=1024, scale="log2"),
-    Field("pp", "Pipeline stages", INT, 4, low=1, high=1024, scale="log2"),
-    Field("dp", "Data-parallel size", INT, 4, low=1, high=1 << 16, scale="log2"),
+    Field("layers", N_("Layers L"), INT, 32, low=1, high=10000),
+    Field("hidden", N_("Hidden size h"), INT, 4096, low=1, high=1 << 20, scale="log2"),
+    Field("seq", N_("Sequence length s"), INT, 4096, low=1, high=1 << 24, scale="log2"),
+    Field("micro_batch", N_("Micro-batch size b"), INT, 1, low=1, high=1 << 16),
+    Field("micro_batches", N_("Micro-batches per step m"), INT, 8, low=1, high=1 << 16),
+    Field("dtype_bytes", N_("Bytes per value"), INT, 2, low=1, high=8),
+    Field("params", N_("Model parameters Ψ"), FLOAT, 7e9, low=1e3, high=1e13, scale="log2"),
+    Field("tp", N_("Tensor-parallel size"), INT, 8, low=1, high=1024, scale="log2"),
+    Field("pp", N_("Pipeline stages"), INT, 4, low=1, high=1024, scale="log2"),
+    Field("dp", N_("Data-parallel size"), INT, 4, low=1, high=1 << 16, scale="log2"),
     GPUS_PER_NODE,
     *inter_link_fields(),
     *intra_link_fields(),
 )
 COLUMNS = [
-    ("dimension", TEXT),
-    ("link", TEXT),
-    ("collectives", COUNT),
-    ("bytes per GPU", BYTES),
-    ("latency", TIME),
-    ("bandwidth", TIME),
+    (N_("dimension"), TEXT),
+    (N_("link"), TEXT),
+    (N_("collectives"), COUNT),
+    (N_("bytes per GPU"), BYTES),
+    (N_("latency"), TIME),
+    (N_("bandwidth"), TIME),
 ]
 
 
 def link_of(values: dict, span: int) -> tuple[str, dict]:
     """Return the link class of a group spanning `span` consecutive ranks and its inputs."""
     intra = span <= values["gpus_per_node"]
-    return "intra-node" if intra else "inter-node", link_inputs(values, intra=intra)
+    return N_("intra-node") if intra else N_("inter-node"), link_inputs(values, intra=intra)
 
 
 @calculator(
     "parallelism_3d",
-    "3D parallelism: which dimension dominates?",
-    "Tensor, pipeline and data parallel bytes per GPU per step, and on which link.",
+    N_("3D parallelism: which dimension dominates?"),
+    N_("Tensor, pipeline and data parallel bytes per GPU per step, and on which link."),
     FIELDS,
     sizes=units.DECIMAL,
 )
@@ -80,17 +82,17 @@ def parallelism_3d(**values) -> Result:
         calculator="parallelism_3d",
         inputs=values,
         outputs=(
-            Output("dominant", "Dominant dimension (time)", by_time.name, TEXT),
-            Output("tensor_bytes", "Tensor-parallel bytes per GPU", dims[0].sent, BYTES),
-            Output("pipeline_bytes", "Pipeline bytes per GPU", dims[1].sent, BYTES),
-            Output("data_bytes", "Data-parallel bytes per GPU", dims[2].sent, BYTES),
+            Output("dominant", N_("Dominant dimension (time)"), by_time.name, TEXT),
+            Output("tensor_bytes", N_("Tensor-parallel bytes per GPU"), dims[0].sent, BYTES),
+            Output("pipeline_bytes", N_("Pipeline bytes per GPU"), dims[1].sent, BYTES),
+            Output("data_bytes", N_("Data-parallel bytes per GPU"), dims[2].sent, BYTES),
             Output(
                 "comm_s",
-                "Communication time per step (serial)",
+                N_("Communication time per step (serial)"),
                 sum(d.time_s for d in dims),
                 TIME,
             ),
-            Output("gpus", "GPUs", values["tp"] * values["pp"] * values["dp"], COUNT),
+            Output("gpus", N_("GPUs"), values["tp"] * values["pp"] * values["dp"], COUNT),
         ),
         formula=(
             "TP: 4·(L/pp)·m · 2(tp−1)/tp · b·s·h·bytes; PP: 2·m · b·s·h·bytes; "
@@ -101,24 +103,26 @@ def parallelism_3d(**values) -> Result:
         table=table(COLUMNS, [d.row() for d in dims]),
         charts=(
             stacked_chart(
-                "Time per step by dimension",
+                N_("Time per step by dimension"),
                 [d.name for d in dims],
                 {
-                    "latency": [d.latency_s for d in dims],
-                    "bandwidth": [d.bandwidth_s for d in dims],
+                    N_("latency"): [d.latency_s for d in dims],
+                    N_("bandwidth"): [d.bandwidth_s for d in dims],
                 },
             ),
             stacked_chart(
-                "Bytes per GPU per step by dimension",
+                N_("Bytes per GPU per step by dimension"),
                 [d.name for d in dims],
-                {"bytes": [d.sent for d in dims]},
+                {N_("bytes"): [d.sent for d in dims]},
                 y=BYTES,
             ),
         ),
         notes=(
-            "No overlap is assumed; in practice DP overlaps backward and PP's sends overlap "
-            "other micro-batches' compute. Sequence parallelism replaces TP's allreduces with "
-            "allgather + reduce-scatter of the same total volume.",
+            N_(
+                "No overlap is assumed; in practice DP overlaps backward and PP's sends overlap "
+                "other micro-batches' compute. Sequence parallelism replaces TP's allreduces "
+                "with allgather + reduce-scatter of the same total volume."
+            ),
         ),
     )
 
@@ -172,7 +176,7 @@ def tensor_traffic(values: dict, activation: float) -> Dimension:
         f"4·(L/pp)·m = 4·{layers_per_stage}·{m} allreduces of b·s·h·bytes = "
         f"{units.size(activation)} over {tp} GPUs"
     )
-    return allreduces("tensor", values, tp, tp, count, activation, how)
+    return allreduces(N_("tensor"), values, tp, tp, count, activation, how)
 
 
 def pipeline_traffic(values: dict, activation: float) -> Dimension:
@@ -181,7 +185,7 @@ def pipeline_traffic(values: dict, activation: float) -> Dimension:
     count = 2 * values["micro_batches"] if values["pp"] > 1 else 0
     hop = cost("sendrecv", "pipeline", ranks=2, message_bytes=activation, segments=1, **link_kw)
     return Dimension(
-        "pipeline",
+        N_("pipeline"),
         link,
         count,
         count * activation,
@@ -197,19 +201,43 @@ def _data(values: dict) -> Dimension:
     grad_bytes = values["params"] / (tp * pp) * values["dtype_bytes"]
     within_one_message(grad_bytes, "a GPU's gradients, params ÷ (tp × pp) × dtype_bytes")
     how = f"1 allreduce of Ψ/(tp·pp)·bytes = {units.size(grad_bytes)} over {dp} GPUs"
-    return allreduces("data", values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
+    return allreduces(N_("data"), values, dp, tp * dp, 1 if dp > 1 else 0, grad_bytes, how)
+
+
+CAPITALIZED = {"tensor": N_("Tensor"), "pipeline": N_("Pipeline"), "data": N_("Data")}
 
 
 def _sentence(dims: list[Dimension], by_time: Dimension) -> str:
     """Say what each dimension sends, which dominates the time and which the bytes."""
     by_bytes = max(dims, key=lambda d: d.sent)
-    parts = "; ".join(
-        f"{d.name} {units.size(d.sent)} over {d.link} ({units.seconds(d.time_s)})" for d in dims
+    tensor, pipeline, data = (
+        N_(
+            "%(name)s %(size)s over %(link)s (%(time)s)",
+            name=d.name,
+            size=units.size(d.sent),
+            link=d.link,
+            time=units.seconds(d.time_s),
+        )
+        for d in dims
     )
-    return (
-        f"Per GPU per step: {parts}. {by_time.name.capitalize()} parallelism dominates the time"
-        + (f", while {by_bytes.name} moves the most bytes" if by_bytes is not by_time else "")
-        + ". Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
+    sends = N_(
+        "Per GPU per step: %(tensor)s; %(pipeline)s; %(data)s.",
+        tensor=tensor,
+        pipeline=pipeline,
+        data=data,
+    )
+    dimension = CAPITALIZED[by_time.name]
+    if by_bytes is by_time:
+        dominates = N_("%(dimension)s parallelism dominates the time.", dimension=dimension)
+    else:
+        dominates = N_(
+            "%(dimension)s parallelism dominates the time, while %(other)s moves the most bytes.",
+            dimension=dimension,
+            other=by_bytes.name,
+        )
+    why = N_(
+        "Tensor parallelism's 4 allreduces per layer per micro-batch often outweigh the "
         "data-parallel gradient allreduce, which is why TP stays inside a node "
         "(Shoeybi et al., Megatron-LM, 2019)."
     )
+    return sentences(sends, dominates, why)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from app.i18n import N_, sentences
+
 from .. import units
 from ..errors import CostError
 from ..model import cost
@@ -36,52 +38,52 @@ from .step_plan import ADAM_STATE_BYTES, FLOP_PER_PARAM_TOKEN, Exposure, dp_plan
 SHAPE = {f.name: f for f in LAYOUT_FIELDS}  # the model and layout inputs, as parallelism_3d's
 FIELDS = (
     *(SHAPE[name] for name in ("params", "layers", "hidden", "seq")),
-    Field("global_batch", "Global batch (sequences)", INT, 1024, low=1, high=1 << 24),
+    Field("global_batch", N_("Global batch (sequences)"), INT, 1024, low=1, high=1 << 24),
     SHAPE["micro_batch"],
     SHAPE["dtype_bytes"],
     Field(
         "peak_tflops",
-        "GPU peak",
+        N_("GPU peak"),
         FLOAT,
         989.0,
         low=1e-3,
         high=1e5,
-        help="Dense TFLOP/s; 989 for an H100 SXM in BF16 (the datasheet's 1,979 is sparse).",
+        help=N_("Dense TFLOP/s; 989 for an H100 SXM in BF16 (the datasheet's 1,979 is sparse)."),
     ),
     Field(
         "mfu",
-        "Model FLOPs utilisation",
+        N_("Model FLOPs utilisation"),
         FLOAT,
         0.4,
         low=1e-3,
         high=1.0,
-        help="The share of peak the model's 6·Ψ FLOP per token actually get (0.4 = 40 %).",
+        help=N_("The share of peak the model's 6·Ψ FLOP per token actually get (0.4 = 40 %)."),
     ),
-    Field("memory_gb", "GPU memory (GB)", FLOAT, 80.0, low=1.0, high=1e5),
+    Field("memory_gb", N_("GPU memory (GB)"), FLOAT, 80.0, low=1.0, high=1e5),
     GPUS_PER_NODE,
-    Field("nodes", "Nodes", INT, 16, low=1, high=1 << 16, scale="log2"),
+    Field("nodes", N_("Nodes"), INT, 16, low=1, high=1 << 16, scale="log2"),
     replace(SHAPE["tp"], default=1),
     replace(SHAPE["pp"], default=1),
     replace(SHAPE["dp"], default=128),
     Field(
         "zero_stage",
-        "ZeRO stage",
+        N_("ZeRO stage"),
         INT,
         0,
         low=0,
         high=3,
-        help="0 = plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights.",
+        help=N_("0 = plain DDP; 1 shards optimizer state, 2 also gradients, 3 also weights."),
     ),
     *inter_link_fields(),
     *intra_link_fields("nvlink4"),
 )
 COLUMNS = [
-    ("dimension", TEXT),
-    ("link", TEXT),
-    ("collectives", COUNT),
-    ("bytes per GPU", BYTES),
-    ("time", TIME),
-    ("exposed", TIME),
+    (N_("dimension"), TEXT),
+    (N_("link"), TEXT),
+    (N_("collectives"), COUNT),
+    (N_("bytes per GPU"), BYTES),
+    (N_("time"), TIME),
+    (N_("exposed"), TIME),
 ]
 
 
@@ -147,29 +149,29 @@ class Budget:
         tensor, pipeline, _, bubble = self.terms
         exposed_pct = 100 * self.exposed_comm_s / self.step_s
         return (
-            Output("pflop", "Compute per step (PFLOP)", self.flops / 1e15, RATIO),
-            Output("compute_s", "Compute time per step", self.compute_s, TIME),
-            Output("forward_s", "Forward (a third of compute)", self.compute_s / 3, TIME),
-            Output("backward_s", "Backward (two thirds)", 2 * self.compute_s / 3, TIME),
-            Output("state_bytes", "Weights, gradients, optimizer per GPU", self.state, BYTES),
-            Output("memory_pct", "Of the GPU's memory", 100 * self.memory, PERCENT),
-            Output("micro_batches", "Micro-batches per replica m", self.m, COUNT),
-            Output("tp_s", "Tensor-parallel time (exposed)", tensor.exposed_s, TIME),
-            Output("pp_s", "Pipeline sends (exposed)", pipeline.exposed_s, TIME),
-            Output("bubble_s", "Pipeline bubble", bubble.exposed_s, TIME),
-            Output("dp_s", "Data-parallel / ZeRO time", self.data.total_s, TIME),
-            Output("dp_exposed_s", "Data-parallel / ZeRO exposed", self.data.exposed_s, TIME),
-            Output("exposed_s", "Exposed communication", self.exposed_comm_s, TIME),
-            Output("step_s", "Step time", self.step_s, TIME),
-            Output("exposed_pct", "Step spent in exposed communication", exposed_pct, PERCENT),
-            Output("first_change", "What to change first", _first_change(self)[0], TEXT),
+            Output("pflop", N_("Compute per step (PFLOP)"), self.flops / 1e15, RATIO),
+            Output("compute_s", N_("Compute time per step"), self.compute_s, TIME),
+            Output("forward_s", N_("Forward (a third of compute)"), self.compute_s / 3, TIME),
+            Output("backward_s", N_("Backward (two thirds)"), 2 * self.compute_s / 3, TIME),
+            Output("state_bytes", N_("Weights, gradients, optimizer per GPU"), self.state, BYTES),
+            Output("memory_pct", N_("Of the GPU's memory"), 100 * self.memory, PERCENT),
+            Output("micro_batches", N_("Micro-batches per replica m"), self.m, COUNT),
+            Output("tp_s", N_("Tensor-parallel time (exposed)"), tensor.exposed_s, TIME),
+            Output("pp_s", N_("Pipeline sends (exposed)"), pipeline.exposed_s, TIME),
+            Output("bubble_s", N_("Pipeline bubble"), bubble.exposed_s, TIME),
+            Output("dp_s", N_("Data-parallel / ZeRO time"), self.data.total_s, TIME),
+            Output("dp_exposed_s", N_("Data-parallel / ZeRO exposed"), self.data.exposed_s, TIME),
+            Output("exposed_s", N_("Exposed communication"), self.exposed_comm_s, TIME),
+            Output("step_s", N_("Step time"), self.step_s, TIME),
+            Output("exposed_pct", N_("Step spent in exposed communication"), exposed_pct, PERCENT),
+            Output("first_change", N_("What to change first"), _first_change(self)[0], TEXT),
         )  # fmt: skip
 
 
 @calculator(
     "step_budget",
-    "Step budget: communication against compute",
-    "One training step: compute, memory per GPU, and which communication stays exposed.",
+    N_("Step budget: communication against compute"),
+    N_("One training step: compute, memory per GPU, and which communication stays exposed."),
     FIELDS,
     sizes=units.DECIMAL,
 )
@@ -190,12 +192,16 @@ def step_budget(**values) -> Result:
         table=table(COLUMNS, [t.row() for t in budget.terms]),
         charts=(_chart(budget),),
         notes=(
-            "TP and PP traffic is counted as exposed: the next operation waits for it. "
-            "DP/ZeRO collectives run behind the forward or backward pass they belong to.",
+            N_(
+                "TP and PP traffic is counted as exposed: the next operation waits for it. "
+                "DP/ZeRO collectives run behind the forward or backward pass they belong to."
+            ),
             budget.data.note,
-            "Memory counts weights, gradients and Adam state only; activations come on top.",
-            "Left out: the tail after backward's last gradient (the last bucket's collective; "
-            "see ddp_overlap) and contention between dimensions sharing a link.",
+            N_("Memory counts weights, gradients and Adam state only; activations come on top."),
+            N_(
+                "Left out: the tail after backward's last gradient (the last bucket's "
+                "collective; see ddp_overlap) and contention between dimensions sharing a link."
+            ),
         ),
     )
 
@@ -214,7 +220,7 @@ def _budget(values: dict) -> Budget:
         Term.on_critical_path(tensor_traffic(shape, activation)),
         Term.on_critical_path(pipeline_traffic(shape, activation)),
         Term(data.name, data.link, data.count, data.sent, data.total_s, data.exposed_s),
-        Term("pipeline bubble", "none (idle)", 0, 0.0, bubble_s, bubble_s),
+        Term(N_("pipeline bubble"), N_("none (idle)"), 0, 0.0, bubble_s, bubble_s),
     )
     return Budget(values, gpus, m, flops, compute_s, terms, data)
 
@@ -257,22 +263,29 @@ def _first_change(budget: Budget) -> tuple[str, str]:
     """Say what to change first, in a word and in a sentence: memory that does not fit, else
     the largest exposed term."""
     if budget.memory > 1:
-        return "make it fit", (
+        return N_("make it fit"), N_(
             "Make it fit first: shard more (a higher ZeRO stage) or split the model (tp, pp)."
         )
     worst = budget.worst
     if worst.exposed_s == 0:
-        return "nothing", "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
+        return N_("nothing"), N_(
+            "Nothing is exposed: the step is compute-bound; raise MFU or add GPUs."
+        )
+    if worst.name == "tensor" and worst.link == "inter-node":
+        return N_("tensor parallelism"), N_(
+            "Tensor parallelism: keep it inside a node, or use it only where memory needs it."
+        )
     if worst.name == "tensor":
-        where = "keep it inside a node" if worst.link == "inter-node" else "lower tp"
-        return "tensor parallelism", (
-            f"Tensor parallelism: {where}, or use it only where memory needs it."
+        return N_("tensor parallelism"), N_(
+            "Tensor parallelism: lower tp, or use it only where memory needs it."
         )
     if worst.name == "pipeline bubble":
-        return "the bubble", "The pipeline bubble: more micro-batches per step, or fewer stages."
+        return N_("the bubble"), N_(
+            "The pipeline bubble: more micro-batches per step, or fewer stages."
+        )
     if worst.name == "pipeline":
-        return "pipeline sends", "Pipeline sends: fewer stages, or stages inside a node."
-    return "data-parallel traffic", (
+        return N_("pipeline sends"), N_("Pipeline sends: fewer stages, or stages inside a node.")
+    return N_("data-parallel traffic"), N_(
         "Data-parallel traffic outlasts its window: fewer, larger micro-batches, a lower ZeRO "
         "stage if memory allows, or a faster network."
     )
@@ -297,26 +310,52 @@ def _substituted(budget: Budget) -> str:
 def _sentence(budget: Budget) -> str:
     """Say how long the step takes, what is exposed, and whether the state fits."""
     v, worst = budget.values, budget.worst
-    fits = "fits in" if budget.memory <= 1 else "does NOT fit in"
-    largest = (
-        f"; the largest exposed term is {worst.name}, {units.seconds(worst.exposed_s)}"
-        if worst.exposed_s > 0
-        else ""
-    )
-    return (
-        f"Compute takes {units.seconds(budget.compute_s)} per step; the step takes "
-        f"{units.seconds(budget.step_s)}, {100 * budget.exposed_comm_s / budget.step_s:.3g}% "
-        f"of it exposed communication{largest}. The training state "
-        f"({units.size(budget.state)} per GPU, {ADAM_STATE_BYTES + 2 * v['dtype_bytes']} bytes "
-        f"per parameter) {fits} {v['memory_gb']:g} GB. {_first_change(budget)[1]}"
-    )
+    step = {
+        "compute": units.seconds(budget.compute_s),
+        "step": units.seconds(budget.step_s),
+        "share": f"{100 * budget.exposed_comm_s / budget.step_s:.3g}",
+    }
+    if worst.exposed_s > 0:
+        time = N_(
+            "Compute takes %(compute)s per step; the step takes %(step)s, %(share)s%% of it "
+            "exposed communication; the largest exposed term is %(worst)s, %(exposed)s.",
+            worst=worst.name,
+            exposed=units.seconds(worst.exposed_s),
+            **step,
+        )
+    else:
+        time = N_(
+            "Compute takes %(compute)s per step; the step takes %(step)s, %(share)s%% of it "
+            "exposed communication.",
+            **step,
+        )
+    state = {
+        "state": units.size(budget.state),
+        "bytes": ADAM_STATE_BYTES + 2 * v["dtype_bytes"],
+        "memory": f"{v['memory_gb']:g}",
+    }
+    if budget.memory <= 1:
+        memory = N_(
+            "The training state (%(state)s per GPU, %(bytes)s bytes per parameter) fits in "
+            "%(memory)s GB.",
+            **state,
+        )
+    else:
+        memory = N_(
+            "The training state (%(state)s per GPU, %(bytes)s bytes per parameter) does NOT fit "
+            "in %(memory)s GB.",
+            **state,
+        )
+    return sentences(time, memory, _first_change(budget)[1])
 
 
 def _chart(budget: Budget) -> dict:
     """The step as a stacked bar, beside the same step with no overlap at all."""
-    stacks = {"compute": [budget.compute_s, budget.compute_s]}
+    stacks = {N_("compute"): [budget.compute_s, budget.compute_s]}
     for t in budget.terms:
         stacks[t.name] = [t.exposed_s, t.total_s]
     return stacked_chart(
-        "One step: compute and what is exposed", ["this step", "no overlap"], stacks
+        N_("One step: compute and what is exposed"),
+        [N_("this step"), N_("no overlap")],
+        stacks,
     )

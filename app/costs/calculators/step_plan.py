@@ -19,11 +19,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from app.i18n import N_
+
 from .. import units
 
 FLOP_PER_PARAM_TOKEN = 6  # forward 2, backward 4 (Kaplan et al. 2020)
 ADAM_STATE_BYTES = 12  # FP32 master weights and two moments (Rajbhandari et al., ZeRO)
-NAMES = {0: "data (DDP)", 1: "data (ZeRO-1)", 2: "data (ZeRO-2)", 3: "data (ZeRO-3)"}
+NAMES = {
+    0: N_("data (DDP)"),
+    1: N_("data (ZeRO-1)"),
+    2: N_("data (ZeRO-2)"),
+    3: N_("data (ZeRO-3)"),
+}
 PRETTY = {"allreduce": "allreduce", "reduce_scatter": "reduce-scatter", "allgather": "allgather"}
 
 
@@ -64,7 +71,7 @@ class Plan(NamedTuple):
         name = NAMES[self.stage]
         if dp == 1:
             return Exposure(
-                name, "none", 0, 0.0, 0.0, 0.0, "dp = 1: no data parallelism", self.note
+                name, N_("none"), 0, 0.0, 0.0, 0.0, "dp = 1: no data parallelism", self.note
             )
         total = exposed = sent = 0.0
         count, parts = 0, []
@@ -92,8 +99,10 @@ def dp_plan(stage: int, m: int, compute_s: float) -> Plan:
         return Plan(
             0,
             (Window(*last_backward, (("allreduce", 1),)),),
-            "DDP accumulates gradients locally (no_sync) and allreduces them once, behind the "
-            "last micro-batch's backward (PyTorch DDP notes).",
+            N_(
+                "DDP accumulates gradients locally (no_sync) and allreduces them once, behind "
+                "the last micro-batch's backward (PyTorch DDP notes)."
+            ),
         )
     if stage == 1:
         return Plan(
@@ -102,8 +111,11 @@ def dp_plan(stage: int, m: int, compute_s: float) -> Plan:
                 Window(*last_backward, (("reduce_scatter", 1),)),
                 Window(*first_forward, (("allgather", 1),)),
             ),
-            "ZeRO-1 reduce-scatters the accumulated gradients behind the last micro-batch's "
-            "backward and allgathers the updated weights behind the next step's first forward.",
+            N_(
+                "ZeRO-1 reduce-scatters the accumulated gradients behind the last micro-batch's "
+                "backward and allgathers the updated weights behind the next step's first "
+                "forward."
+            ),
         )
     if stage == 2:
         return Plan(
@@ -112,8 +124,10 @@ def dp_plan(stage: int, m: int, compute_s: float) -> Plan:
                 Window("backward", backward, (("reduce_scatter", m),)),
                 Window(*first_forward, (("allgather", 1),)),
             ),
-            "ZeRO-2 keeps only its shard of the gradients, so it reduce-scatters after every "
-            "micro-batch's backward.",
+            N_(
+                "ZeRO-2 keeps only its shard of the gradients, so it reduce-scatters after "
+                "every micro-batch's backward."
+            ),
         )
     return Plan(
         3,
@@ -121,8 +135,11 @@ def dp_plan(stage: int, m: int, compute_s: float) -> Plan:
             Window("forward", forward, (("allgather", m),)),
             Window("backward", backward, (("allgather", m), ("reduce_scatter", m))),
         ),
-        "ZeRO-3 gathers the weights again for every micro-batch, in forward and in backward, "
-        "and reduce-scatters the gradients each time: the paper's 1.5× DDP, times m.",
+        N_(
+            "ZeRO-3 gathers the weights again for every micro-batch, in forward and in "
+            "backward, and reduce-scatters the gradients each time: the paper's 1.5× DDP, "
+            "times m."
+        ),
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from app.collectives import node_split_problem
+from app.i18n import N_, sentences
 
 from .. import units
 from ..errors import CostError
@@ -35,39 +36,43 @@ from .registry import calculator
 from .result import BYTES, RATIO, TEXT, TIME, Output, Result, stacked_chart, table
 
 FIELDS = (
-    Field("params", "Model parameters Ψ", FLOAT, 18e9, low=1e3, high=1e13, scale="log2"),
+    Field("params", N_("Model parameters Ψ"), FLOAT, 18e9, low=1e3, high=1e13, scale="log2"),
     Field(
         "param_bytes",
-        "Bytes per parameter",
+        N_("Bytes per parameter"),
         INT,
         2,
         low=1,
         high=8,
-        help="2 for FP16/BF16 parameters and gradients, as the ZeRO papers count.",
+        help=N_("2 for FP16/BF16 parameters and gradients, as the ZeRO papers count."),
     ),
-    Field("ranks", "Data-parallel GPUs", INT, 64, low=2, high=MAX_RANKS, scale="log2"),
+    Field("ranks", N_("Data-parallel GPUs"), INT, 64, low=2, high=MAX_RANKS, scale="log2"),
     GPUS_PER_NODE,
-    Field("stage", "ZeRO stage", INT, 3, low=0, high=3),
-    Field("qwz", "qwZ: INT8 weights", BOOL, False),
-    Field("hpz", "hpZ: secondary copy in the node", BOOL, False),
-    Field("qgz", "qgZ: INT4 gradients", BOOL, False),
+    Field("stage", N_("ZeRO stage"), INT, 3, low=0, high=3),
+    Field("qwz", N_("qwZ: INT8 weights"), BOOL, False),
+    Field("hpz", N_("hpZ: secondary copy in the node"), BOOL, False),
+    Field("qgz", N_("qgZ: INT4 gradients"), BOOL, False),
     *inter_link_fields(),
     *intra_link_fields(),
 )
 PRETTY = {"qwz": "qwZ", "hpz": "hpZ", "qgz": "qgZ"}
 COLUMNS = [
-    ("collective", TEXT),
-    ("kind", TEXT),
-    ("link", TEXT),
-    ("paper volume (× M)", RATIO),
-    ("bytes per GPU", BYTES),
-    ("time", TIME),
+    (N_("collective"), TEXT),
+    (N_("kind"), TEXT),
+    (N_("link"), TEXT),
+    (N_("paper volume (× M)"), RATIO),
+    (N_("bytes per GPU"), BYTES),
+    (N_("time"), TIME),
 ]
 NOTES = (
-    "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
-    "its cross-node volume is 0.25M (Wang et al., ZeRO++, 2023).",
-    "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
-    "inter-node link, pairwise all-to-all for qgZ.",
+    N_(
+        "qgZ's 2-hop all-to-all also has an intra-node hop that is not counted here; "
+        "its cross-node volume is 0.25M (Wang et al., ZeRO++, 2023)."
+    ),
+    N_(
+        "Times use ring allgather / reduce-scatter over all data-parallel GPUs on the "
+        "inter-node link, pairwise all-to-all for qgZ."
+    ),
 )
 
 
@@ -94,7 +99,7 @@ class Priced(NamedTuple):
 
     def row(self) -> list:
         """Return the table row: what, which collective, link, paper volume, bytes, time."""
-        link = "intra-node" if self.step.link == "intra" else "cross-node"
+        link = N_("intra-node") if self.step.link == "intra" else N_("cross-node")
         return [
             self.step.what,
             self.cost.collective,
@@ -108,27 +113,29 @@ class Priced(NamedTuple):
 def plan(stage: int, qwz: bool, hpz: bool, qgz: bool) -> list[Step]:
     """Return the collectives of one training step under this configuration."""
     if stage == 0:
-        return [Step("gradient allreduce", "allreduce", 1.0, "inter", 2.0)]
+        return [Step(N_("gradient allreduce"), "allreduce", 1.0, "inter", 2.0)]
     if stage in (1, 2):
         return [
-            Step("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0),
-            Step("parameter allgather", "allgather", 1.0, "inter", 1.0),
+            Step(N_("gradient reduce-scatter"), "reduce_scatter", 1.0, "inter", 1.0),
+            Step(N_("parameter allgather"), "allgather", 1.0, "inter", 1.0),
         ]
     forward = Step(
-        "forward parameter allgather" + (" (INT8, qwZ)" if qwz else ""),
+        N_("forward parameter allgather (INT8, qwZ)") if qwz else N_("forward parameter allgather"),
         "allgather",
         0.5 if qwz else 1.0,
         "inter",
         0.5 if qwz else 1.0,
     )
     if hpz:
-        backward = Step("backward allgather inside the node (hpZ)", "allgather", 1.0, "intra", 0.0)
+        backward = Step(
+            N_("backward allgather inside the node (hpZ)"), "allgather", 1.0, "intra", 0.0
+        )
     else:
-        backward = Step("backward parameter allgather", "allgather", 1.0, "inter", 1.0)
+        backward = Step(N_("backward parameter allgather"), "allgather", 1.0, "inter", 1.0)
     if qgz:
-        gradients = Step("gradient all-to-all (INT4, qgZ)", "all_to_all", 0.25, "inter", 0.25)
+        gradients = Step(N_("gradient all-to-all (INT4, qgZ)"), "all_to_all", 0.25, "inter", 0.25)
     else:
-        gradients = Step("gradient reduce-scatter", "reduce_scatter", 1.0, "inter", 1.0)
+        gradients = Step(N_("gradient reduce-scatter"), "reduce_scatter", 1.0, "inter", 1.0)
     return [forward, backward, gradients]
 
 
@@ -169,23 +176,51 @@ def _totals(costs: list[Priced]) -> tuple[float, float, float]:
 def _why(stage: int) -> str:
     """Say what the stage trades for its volume."""
     if stage == 0:
-        return "Plain data parallelism: one allreduce of the gradients, 2M."
+        return N_("Plain data parallelism: one allreduce of the gradients, 2M.")
     if stage in (1, 2):
-        return (
+        return N_(
             "ZeRO-1 and -2 partition optimizer states and gradients at no extra communication: "
             "a reduce-scatter plus an allgather is exactly an allreduce."
         )
-    return (
+    return N_(
         "ZeRO-3 pays 1.5× DP's volume for holding only 1/p of the parameters; ZeRO++ cuts the "
         "cross-node part 4× (3M → 0.75M) with INT8 weights, a node-local copy for backward and "
         "INT4 gradients."
     )
 
 
+def _sentence(values: dict, label: str, paper: float, bytes_: tuple[float, float, float]) -> str:
+    """Say what the configuration moves across nodes and inside them, against plain DP."""
+    cross, intra, baseline_cross = bytes_
+    facts = {
+        "label": label,
+        "paper": f"{paper:g}",
+        "m": units.size(values["params"] * values["param_bytes"]),
+        "cross": units.size(cross),
+        "ratio": f"{cross / baseline_cross:.3g}",
+    }
+    if intra:
+        moves = N_(
+            "%(label)s moves %(paper)sM across nodes per GPU per step in the papers' count "
+            "(M = %(m)s): %(cross)s cross-node and %(intra)s inside the node, %(ratio)s× plain "
+            "data parallelism's cross-node bytes.",
+            intra=units.size(intra),
+            **facts,
+        )
+    else:
+        moves = N_(
+            "%(label)s moves %(paper)sM across nodes per GPU per step in the papers' count "
+            "(M = %(m)s): %(cross)s cross-node, %(ratio)s× plain data parallelism's cross-node "
+            "bytes.",
+            **facts,
+        )
+    return sentences(moves, _why(values["stage"]))
+
+
 @calculator(
     "zero",
-    "ZeRO and ZeRO++: bytes per GPU per step",
-    "Stages 0-3 and qwZ / hpZ / qgZ: volume, link class and time.",
+    N_("ZeRO and ZeRO++: bytes per GPU per step"),
+    N_("Stages 0-3 and qwZ / hpZ / qgZ: volume, link class and time."),
     FIELDS,
     sizes=units.DECIMAL,
 )
@@ -204,32 +239,25 @@ def zero(**values) -> Result:
         calculator="zero",
         inputs=values,
         outputs=(
-            Output("config", "Configuration", label, TEXT),
-            Output("paper_volume_m", "Cross-node volume (× M)", paper, RATIO),
-            Output("cross_node_bytes", "Cross-node bytes per GPU", cross, BYTES),
-            Output("intra_node_bytes", "Intra-node bytes per GPU", intra, BYTES),
-            Output("time_s", "Communication time per step", time_s, TIME),
-            Output("vs_dp", "× DP's cross-node bytes", cross / baseline_cross, RATIO),
+            Output("config", N_("Configuration"), label, TEXT),
+            Output("paper_volume_m", N_("Cross-node volume (× M)"), paper, RATIO),
+            Output("cross_node_bytes", N_("Cross-node bytes per GPU"), cross, BYTES),
+            Output("intra_node_bytes", N_("Intra-node bytes per GPU"), intra, BYTES),
+            Output("time_s", N_("Communication time per step"), time_s, TIME),
+            Output("vs_dp", N_("× DP's cross-node bytes"), cross / baseline_cross, RATIO),
         ),
         formula="DP 2M; ZeRO-1/2 M + M; ZeRO-3 M + M + M; ZeRO++ 0.5M + 0 (intra-node) + 0.25M",
         substituted=" + ".join(f"{units.size(p.sent)} ({p.step.what})" for p in chosen)
         + f" = {units.size(cross + intra)}",
-        interpretation=(
-            f"{label} moves {paper:g}M across nodes per GPU per step in the papers' count "
-            f"(M = {units.size(values['params'] * values['param_bytes'])}): "
-            f"{units.size(cross)} cross-node"
-            + (f" and {units.size(intra)} inside the node" if intra else "")
-            + f", {cross / baseline_cross:.3g}× plain data parallelism's cross-node bytes. "
-            + _why(stage)
-        ),
+        interpretation=_sentence(values, label, paper, (cross, intra, baseline_cross)),
         table=table(COLUMNS, [p.row() for p in chosen]),
         charts=(
             stacked_chart(
-                "Bytes per GPU per step",
+                N_("Bytes per GPU per step"),
                 [name for name, _ in compared],
                 {
-                    "cross-node": [t[0] for _, t in compared],
-                    "intra-node": [t[1] for _, t in compared],
+                    N_("cross-node"): [t[0] for _, t in compared],
+                    N_("intra-node"): [t[1] for _, t in compared],
                 },
                 y=BYTES,
             ),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from app.i18n import N_
+
 from ..hardware import HARDWARE, SYSTEMS
 from .constants import ARCHES, NVLINK_BW
 
@@ -111,7 +113,7 @@ NCCL_SYSTEMS: dict[str, NcclSystem] = {
         ),
         NcclSystem(
             key="hgx_a100_4nic",
-            label="HGX A100 with 4 × HDR (one NIC per two GPUs)",
+            label=N_("HGX A100 with 4 × HDR (one NIC per two GPUs)"),
             arch="ampere",
             gpus_per_node=8,
             nvlinks_per_gpu=12,

@@ -9,11 +9,14 @@ from __future__ import annotations
 import math
 
 from flask import Blueprint, jsonify, request
+from flask_babel import gettext as _
 
 from app.costs import HARDWARE, SYSTEMS, CostError, cost
 from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import compare_inputs, cost_inputs, run_calculator
 from app.costs.ranking import rank_algorithms
+
+from ..calculator_text import result_text, spec_text
 
 bp = Blueprint("costs", __name__)
 
@@ -67,16 +70,18 @@ def hardware():
 
 @bp.get("/api/calc")
 def calc_index():
-    """List the calculators and their inputs."""
-    return jsonify([spec.as_dict() for spec in CALCULATORS.values()])
+    """List the calculators and their inputs, their words in the request's language."""
+    return jsonify([spec_text(spec.as_dict()) for spec in CALCULATORS.values()])
 
 
 @bp.get("/api/calc/<name>")
 def calc(name: str):
-    """Run one calculator and return its explained result."""
+    """Run one calculator and return its explained result, its words in the request's language."""
     if name not in CALCULATORS:
-        return jsonify(error=f"no calculator {name!r}; there are {', '.join(CALCULATORS)}"), 404
-    return jsonify(finite(run_calculator(name, request.args).as_dict()))
+        names = ", ".join(CALCULATORS)
+        message = _("no calculator %(name)s; there are %(names)s", name=repr(name), names=names)
+        return jsonify(error=message), 404
+    return jsonify(result_text(finite(run_calculator(name, request.args).as_dict())))
 
 
 @bp.errorhandler(CostError)

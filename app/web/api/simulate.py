@@ -1,10 +1,11 @@
 """The JSON API: the engine's catalog, and whole simulations for clients without a websocket.
 
-`POST /api/simulate` runs under the same admission as a Socket.IO run (app/web/guard/admission.py):
-the caps on runs per address and overall, the memory budget, and the lanes that keep large
-runs from holding up small ones. A run's share is given back once its document is encoded;
-sending it (at most about 9.5 MB) is the WSGI server's, whose worker threads bound how many
-are in flight.
+`POST /api/simulate` narrates its steps in the request's language (`?lang=`, the cookie, the
+browser's: app/web/i18n.py) and runs under the same admission as a Socket.IO run
+(app/web/guard/admission.py): the caps on runs per address and overall, the memory budget,
+and the lanes that keep large runs from holding up small ones. A run's share is given back once
+its document is encoded; sending it (at most about 9.5 MB) is the WSGI server's, whose worker
+threads bound how many are in flight.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from app.collectives import catalog, simulate
+from app.i18n import DEFAULT as DEFAULT_LANGUAGE
 
 from .. import params, serialize
 from ..guard import admission
+from ..i18n import page_language
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -49,15 +52,16 @@ def simulate_run():
         return _busy(e)
     try:
         with lanes.slot(ticket.small):
-            return document_response(p)
+            return document_response(p, page_language())
     finally:
         admitted.release(ticket)
 
 
-def document_response(p: params.SimParams) -> Response:
-    """Run the engine and answer with the whole trace as one JSON document."""
+def document_response(p: params.SimParams, lang: str = DEFAULT_LANGUAGE) -> Response:
+    """Run the engine and answer with the whole trace as one JSON document, narrated in
+    `lang`."""
     trace = simulate(**p.simulate_kwargs())
-    text = serialize.document_json(trace, compact_json)
+    text = serialize.document_json(trace, compact_json, lang)
     return Response(text + "\n", mimetype="application/json")  # as jsonify ends its text
 
 

@@ -7,8 +7,12 @@ code on every event and the teacher token on every teacher event. Socket.IO room
 (MESSAGE_QUEUE) the state lives in Redis and these emits reach members on every process.
 
 What a student sends reaches nobody but the teachers, and only as counts (`poll_tally`); the
-teacher's state, polls and results go to everyone. As sockets.py explains, the handlers are
-bound to this app's own python-socketio server, not through `@socketio.on`.
+teacher's state, polls and results go to everyone. A room mixes readers: each member says its
+language when it joins (`lang`) and is also in `class:<code>:lang:<lang>`; a poll and its result
+go to each language's room in that language (app/classroom/polls.py), and refusals reach a
+connection in its language, the field name first as the event spells it. As sockets.py
+explains, the handlers are bound to this app's own python-socketio server, not through
+`@socketio.on`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from app.classroom.memory_store import MemoryStore
 from app.classroom.redis_store import RedisStore
 from app.classroom.rooms import Classroom, Joined
 from app.classroom.store import HEARTBEAT_EVERY_S, Store, StoreUnavailable
+from app.i18n import DEFAULT, LANGUAGES, N_
+from app.i18n.catalog import translate
+from app.i18n.errors import translate_error
 from app.quiz import current_bank
 
 from ..guard.clients import Clients
@@ -47,6 +54,11 @@ EVENTS = (
     "room_end",
 )
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+# Refusals that are not a field's (the English of a rate limit is the limiter's own sentence).
+TOO_MANY = N_("too many requests: retry in %(wait)s s")
+UNAVAILABLE = N_("the classroom is unavailable; try again in a moment")
+FAILED = N_("the server failed unexpectedly; the error was logged")
+SAYS_LANGUAGE = ("room_create", "room_join")  # the events that may carry `lang`
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +76,7 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     app.extensions["classroom"] = classroom
     handlers = _Handlers(app, server, classroom)
     for event in EVENTS:
-        server.on(event, _acked(getattr(handlers, event)), namespace=NAMESPACE)
+        server.on(event, _acked(getattr(handlers, event), handlers.language), namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
     server.on(UNDECODABLE, handlers.undecodable, namespace=NAMESPACE)
     server.on("*", handlers.unknown, namespace=NAMESPACE)
@@ -83,25 +95,37 @@ def _bank_loader(lessons_dir: str | None):
     return (lambda: current_bank(Path(lessons_dir))) if lessons_dir else current_bank
 
 
-def _acked(handler):
-    """Turn a handler's refusals into `{ok: false, error}` acks; a failure is logged, not shown."""
+def _acked(handler, language):
+    """Turn a handler's refusals into `{ok: false, error}` acks, in the language of the
+    connection (`language(sid, event, data)`); a failure is logged, not shown."""
 
     @functools.wraps(handler)
     def wrapper(sid: str, *args) -> dict:
+        data = _single(args)
         try:
-            return {"ok": True, **handler(sid, _single(args))}
+            return {"ok": True, **handler(sid, data)}
         except ClassError as e:
-            return {"ok": False, "error": str(e)}
+            lang = language(sid, handler.__name__, data)
+            return {"ok": False, "error": f"{e.field}: {said(lang, e)}"}
         except RateLimited as e:
-            return {"ok": False, "error": str(e), "retry_after_s": round(e.retry_after_s, 3)}
+            lang = language(sid, handler.__name__, data)
+            error = str(e) if lang == DEFAULT else translate(lang, TOO_MANY, wait=e.wait_s)
+            return {"ok": False, "error": error, "retry_after_s": round(e.retry_after_s, 3)}
         except StoreUnavailable as e:
             log.warning("classroom %s: %s", handler.__name__, e)
-            return {"ok": False, "error": "the classroom is unavailable; try again in a moment"}
+            lang = language(sid, handler.__name__, data)
+            return {"ok": False, "error": translate(lang, UNAVAILABLE)}
         except Exception:
             log.exception("classroom %s failed", handler.__name__)
-            return {"ok": False, "error": "the server failed unexpectedly; the error was logged"}
+            return {"ok": False, "error": translate(language(sid, "", None), FAILED)}
 
     return wrapper
+
+
+def said(lang: str, e: ClassError) -> str:
+    """What `e` says after its field, in `lang`: its catalog message, or, for the English a
+    check elsewhere wrote (the lab's gate on `state`, the quiz's on `answer`), its shape's."""
+    return translate_error(lang, translate(lang, e.message, **e.values))
 
 
 def _single(args: tuple) -> object:
@@ -115,6 +139,10 @@ def room(code: str) -> str:
 
 def teachers(code: str) -> str:
     return f"class:{code}:teachers"
+
+
+def readers(code: str, lang: str) -> str:
+    return f"class:{code}:lang:{lang}"
 
 
 class _Handlers:
@@ -144,13 +172,14 @@ class _Handlers:
     # -- events -------------------------------------------------------------------------------
 
     def room_create(self, sid: str, data: object) -> dict:
-        fields({} if data is None else data, "room_create", ())
+        data = fields({} if data is None else data, "room_create", ("lang",))
+        checks.language(data.get("lang"))  # refusals to this connection are in its language
         self.create_rate.take(self.clients.key(self._address(sid)))
         code, token = self.classroom.create()
         return {"code": code, "teacher_token": token}
 
     def room_join(self, sid: str, data: object) -> dict:
-        data = fields(data, "room_join", ("code", "name", "teacher_token", "member_id"))
+        data = fields(data, "room_join", ("code", "name", "teacher_token", "member_id", "lang"))
         self.join_rate.take(sid)
         self._start_with_first_member()
         joined = self.classroom.join(
@@ -159,6 +188,7 @@ class _Handlers:
             data.get("name"),
             data.get("teacher_token"),
             data.get("member_id"),
+            data.get("lang"),
         )
         previous = self._remember(sid, joined)
         if previous is not None and previous.code != joined.code:
@@ -168,9 +198,14 @@ class _Handlers:
             self.server.enter_room(sid, teachers(joined.code), namespace=NAMESPACE)
         else:
             self.server.leave_room(sid, teachers(joined.code), namespace=NAMESPACE)
+        for lang in LANGUAGES:  # in its language's room only: a rejoin may change it
+            if lang == joined.lang:
+                self.server.enter_room(sid, readers(joined.code, lang), namespace=NAMESPACE)
+            else:
+                self.server.leave_room(sid, readers(joined.code, lang), namespace=NAMESPACE)
         self._members_changed(joined.code, joined.presence)
         # Read after entering the room: a drive from now on reaches this member as room_state.
-        landing = self.classroom.snapshot(joined.code, joined.member_id)
+        landing = self.classroom.snapshot(joined.code, joined.member_id, joined.lang)
         return {
             "code": joined.code,
             "role": joined.role,
@@ -202,10 +237,12 @@ class _Handlers:
         self.teacher_rate.take(sid)
         code = checks.code(data.get("code"))
         record = self.classroom.open_poll(code, data.get("teacher_token"), data.get("question_id"))
-        self._emit("poll", polls.public_poll(record), room(code))
+        for lang in LANGUAGES:
+            self._emit("poll", polls.public_poll(record, lang), readers(code, lang))
         ack = {"poll_id": record["poll_id"]}
         if record["note"]:
-            ack["note"] = record["note"]
+            note = record["note"]
+            ack["note"] = translate(self.language(sid), note["message"], **note["values"])
         return ack
 
     def poll_answer(self, sid: str, data: object) -> dict:
@@ -213,7 +250,7 @@ class _Handlers:
         self.answer_rate.take(sid)
         member = self._member(sid, data.get("code"))
         if "answer" not in data:
-            raise ClassError("answer", "missing")
+            raise ClassError("answer", N_("missing"))
         tally = self.classroom.answer(member, data.get("poll_id"), data["answer"])
         presence = self.classroom.presence(member.code)
         payload = {
@@ -231,8 +268,9 @@ class _Handlers:
         data = fields(data, "poll_reveal", ("code", "teacher_token", "poll_id"))
         self.teacher_rate.take(sid)
         code = checks.code(data.get("code"))
-        result = self.classroom.reveal(code, data.get("teacher_token"), data.get("poll_id"))
-        self._emit("poll_result", result, room(code))
+        results = self.classroom.reveal(code, data.get("teacher_token"), data.get("poll_id"))
+        for lang, result in results.items():
+            self._emit("poll_result", result, readers(code, lang))
         return {}
 
     def room_end(self, sid: str, data: object) -> dict:
@@ -242,6 +280,8 @@ class _Handlers:
         self._emit("room_ended", {"code": code}, room(code))
         self.server.close_room(room(code), namespace=NAMESPACE)
         self.server.close_room(teachers(code), namespace=NAMESPACE)
+        for lang in LANGUAGES:
+            self.server.close_room(readers(code, lang), namespace=NAMESPACE)
         with self._lock:
             for gone in [s for s, m in self.members.items() if m.code == code]:
                 del self.members[gone]
@@ -276,13 +316,24 @@ class _Handlers:
 
     # -- helpers ------------------------------------------------------------------------------
 
+    def language(self, sid: str, event: str = "", data: object = None) -> str:
+        """The language `sid` reads: what this event says (room_create, room_join), else what
+        its join said, else English."""
+        if event in SAYS_LANGUAGE and isinstance(data, dict) and data.get("lang") in LANGUAGES:
+            return data["lang"]
+        with self._lock:
+            joined = self.members.get(sid)
+        return joined.lang if joined is not None else DEFAULT
+
     def _member(self, sid: str, code: object) -> Joined:
         """Return this connection's place in room `code`, or raise: it must have joined it."""
         wanted = checks.code(code)
         with self._lock:
             joined = self.members.get(sid)
         if joined is None or joined.code != wanted:
-            raise ClassError("code", f"this connection has not joined room {wanted}")
+            raise ClassError(
+                "code", N_("this connection has not joined room %(code)s"), code=wanted
+            )
         return joined
 
     def _remember(self, sid: str, joined: Joined) -> Joined | None:
@@ -299,6 +350,7 @@ class _Handlers:
                     del self.members[sid]
             self.server.leave_room(sid, room(joined.code), namespace=NAMESPACE)
             self.server.leave_room(sid, teachers(joined.code), namespace=NAMESPACE)
+            self.server.leave_room(sid, readers(joined.code, joined.lang), namespace=NAMESPACE)
         presence = self.classroom.leave(sid, joined.code)
         if presence is not None:
             self._members_changed(joined.code, presence)

@@ -1,11 +1,13 @@
 """Recent runs' payloads, already encoded: an identical `simulate` skips the engine.
 
 The engine is deterministic: the same validated parameters (seed included) give the same
-trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id. A run whose
+trace, so the same `sim_start`, `sim_step`s and `sim_done`, apart from the run's id and the
+language of the steps' narration. A run whose
 payloads were all encoded (`encode_run`, in the socket's compact form, app/web/compact.py)
 leaves them here as JSON text without `run_id`
 (`socket_json.Encoded` puts each run's own id in front when it is sent). The cache is keyed by
-every simulate parameter but `interval_ms`, which only paces the stream, and bounded by the
+every simulate parameter but `interval_ms`, which only paces the stream, and by the language
+the run is narrated in (the connection's, app/web/i18n.py), and bounded by the
 total length of the text it holds (`LAB_RUN_CACHE_BYTES`), least recently used first out.
 It holds only strings, which nobody can change, and is safe to use from many threads.
 """
@@ -18,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from app.collectives import Trace
+from app.i18n import DEFAULT as DEFAULT_LANGUAGE
 
 from .. import compact, serialize
 from ..params import SimParams
@@ -45,8 +48,9 @@ def encode_run(
     trace: Trace,
     first: Callable[[str, str], object] | None = None,
     cancelled: Callable[[], bool] = lambda: False,
+    lang: str = DEFAULT_LANGUAGE,
 ) -> EncodedRun | None:
-    """Encode a trace's payloads: sim_start, every sim_step, sim_done.
+    """Encode a trace's payloads: sim_start, every sim_step (narrated in `lang`), sim_done.
 
     `first(event, body)` is called with sim_start and then with the first sim_step as soon as
     each is encoded, so a stream can send them while the rest are being encoded. Encoding
@@ -57,7 +61,7 @@ def encode_run(
     if first is not None:
         first("sim_start", start)
     steps = []
-    texts = serialize.narrations(trace)
+    texts = serialize.narrations(trace, lang)
     for s, narration in zip(trace.steps, texts, strict=True):
         if cancelled():
             return None
@@ -67,9 +71,10 @@ def encode_run(
     return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))
 
 
-def key(p: SimParams) -> SimParams:
-    """Return the cache key of a run: its parameters with the stream's pace left out."""
-    return dataclasses.replace(p, interval_ms=0) if p.interval_ms else p
+def key(p: SimParams, lang: str = DEFAULT_LANGUAGE) -> tuple[SimParams, str]:
+    """Return the cache key of a run: its parameters with the stream's pace left out, and the
+    language of its narration."""
+    return (dataclasses.replace(p, interval_ms=0) if p.interval_ms else p), lang
 
 
 class RunCache:
@@ -78,7 +83,7 @@ class RunCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max(0, int(max_bytes))
         self._lock = threading.Lock()
-        self._runs: OrderedDict[SimParams, tuple[EncodedRun, int]] = OrderedDict()
+        self._runs: OrderedDict[tuple[SimParams, str], tuple[EncodedRun, int]] = OrderedDict()
         self._bytes = 0
         self.hits = 0
         self.misses = 0
@@ -87,11 +92,11 @@ class RunCache:
     def enabled(self) -> bool:
         return self.max_bytes > 0
 
-    def get(self, p: SimParams) -> EncodedRun | None:
-        """Return the encoded run for parameters `p`, or None (counted as a miss)."""
+    def get(self, p: SimParams, lang: str = DEFAULT_LANGUAGE) -> EncodedRun | None:
+        """Return the encoded run for parameters `p` in `lang`, or None (counted as a miss)."""
         if not self.max_bytes:
             return None
-        k = key(p)
+        k = key(p, lang)
         with self._lock:
             entry = self._runs.get(k)
             if entry is None:
@@ -101,20 +106,21 @@ class RunCache:
             self.hits += 1
             return entry[0]
 
-    def holds(self, p: SimParams) -> bool:
-        """Say whether the run for parameters `p` is kept (neither a hit nor a miss)."""
+    def holds(self, p: SimParams, lang: str = DEFAULT_LANGUAGE) -> bool:
+        """Say whether the run for parameters `p` in `lang` is kept (neither a hit nor a miss)."""
         with self._lock:
-            return key(p) in self._runs
+            return key(p, lang) in self._runs
 
-    def put(self, p: SimParams, run: EncodedRun) -> bool:
-        """Keep `run` for parameters `p`, evicting the least recently used; say if it was kept.
+    def put(self, p: SimParams, run: EncodedRun, lang: str = DEFAULT_LANGUAGE) -> bool:
+        """Keep `run` for parameters `p` in `lang`, evicting the least recently used; say if it
+        was kept.
 
         A run larger than a quarter of the budget is not kept: it would evict many others.
         """
         size = run.nbytes
         if not self.max_bytes or size > self.max_bytes // 4:
             return False
-        k = key(p)
+        k = key(p, lang)
         with self._lock:
             old = self._runs.pop(k, None)
             if old is not None:

@@ -10,6 +10,8 @@ import threading
 import uuid
 from collections.abc import Callable
 
+from app.i18n import DEFAULT as DEFAULT_LANGUAGE
+
 from ..guard.admission import Admission, Ticket
 
 
@@ -21,9 +23,11 @@ class Run:
         sid: str,
         ticket: Ticket | None = None,
         release: Callable[[Ticket], None] | None = None,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> None:
         self.run_id = uuid.uuid4().hex[:16]
         self.sid = sid
+        self.lang = lang  # the language its steps are narrated in: its client's
         self.ticket = ticket  # its share of the run caps and the memory budget
         self._release = release  # gives the share back: when the run is cancelled or ends
         self._cancelled = threading.Event()
@@ -82,17 +86,25 @@ class RunRegistry:
         self._current: dict[str, Run] = {}  # sid -> the run it started last
         self._live: dict[str, Run] = {}  # run_id -> run, until its task ends
 
-    def start(self, sid: str, address: str = "", nbytes: int = 0, small: bool = True) -> Run:
+    def start(
+        self,
+        sid: str,
+        address: str = "",
+        nbytes: int = 0,
+        small: bool = True,
+        lang: str = DEFAULT_LANGUAGE,
+    ) -> Run:
         """Register a new run for `sid`, cancelling the run it replaces; raise Busy.
 
-        `address` is the client's, `nbytes` the memory the run reserves, `small` its lane.
+        `address` is the client's, `nbytes` the memory the run reserves, `small` its lane,
+        `lang` the language its steps are narrated in.
         """
         with self._lock:
             previous = self._current.get(sid)
             # The run this one replaces stops at its next step; it does not hold a slot.
             replacing = previous.ticket if previous is not None else None
             ticket = self.admission.admit(address, nbytes, small, replacing=replacing)
-            run = Run(sid, ticket, self.admission.release)
+            run = Run(sid, ticket, self.admission.release, lang)
             self._current[sid] = run
             self._live[run.run_id] = run
         if previous is not None:

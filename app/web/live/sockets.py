@@ -26,13 +26,14 @@ import socketio
 from flask import Flask
 
 from app.collectives import CollectiveError, simulate
+from app.i18n.errors import translate_error
 
 from .. import params
 from ..errors import InputError
 from ..guard import admission
 from ..guard.admission import Busy, Lanes
 from ..guard.limits import RateLimited, TokenBuckets
-from . import bad_input, memory, send_queue
+from . import bad_input, language, memory, send_queue
 from .runcache import EncodedRun, RunCache, encode_run
 from .runs import Run, RunRegistry
 from .socket_json import UNDECODABLE, Encoded, encode
@@ -68,6 +69,7 @@ def init_app(app: Flask, server: socketio.Server) -> None:
     app.extensions["bad_input_log"] = noted
     bad_input.guard(app, server, noted)  # malformed packets: one log line, no traceback
     handlers = _Handlers(app, server, runs, cache, noted)
+    server.on("connect", language.check, namespace=NAMESPACE)
     server.on("simulate", handlers.simulate, namespace=NAMESPACE)
     server.on("cancel", handlers.cancel, namespace=NAMESPACE)
     server.on("disconnect", handlers.disconnect, namespace=NAMESPACE)
@@ -123,16 +125,18 @@ class _Handlers:
                 max_ranks=self.app.config["LAB_MAX_RANKS"],
                 max_cells=self.app.config["LAB_MAX_CELLS"],
             )
-        except InputError as e:
-            return {"ok": False, "error": str(e)}
+        except InputError as e:  # said in the connection's language (app/i18n/errors.py)
+            lang = language.of(self.server, sid, NAMESPACE)
+            return {"ok": False, "error": translate_error(lang, str(e))}
         if self._too_far_behind(sid):
             return {"ok": False, "error": "your connection is not keeping up: disconnected"}
         try:
             self.rate.take(sid)
-            cached = self.cache.get(p)
+            lang = language.of(self.server, sid, NAMESPACE)
+            cached = self.cache.get(p, lang)
             # A cached run keeps only its text; any other reserves the engine's peak first.
             nbytes = _held_bytes(cached) if cached is not None else admission.stream_bytes(p)
-            run = self.runs.start(sid, self._address(sid), nbytes, self.lanes.is_small(p))
+            run = self.runs.start(sid, self._address(sid), nbytes, self.lanes.is_small(p), lang)
         except RateLimited as e:
             return {"ok": False, "error": str(e), "retry_after_s": round(e.retry_after_s, 3)}
         except Busy as e:
@@ -276,6 +280,7 @@ class _Outbox:
 
     def fail(self, message: str) -> None:
         """End the run with sim_error `message` (nothing if it was cancelled)."""
+        message = translate_error(self.run.lang, message)
         payload = Encoded(encode({"error": message}), self.run.run_id)
         self.run.end_with(
             lambda: send_queue.emit_to(self.server, self.run.sid, "sim_error", payload)
@@ -334,7 +339,7 @@ def _stream(
             if cached is None:  # cancelled before all its payloads were encoded
                 return
             if cache is not None:
-                cache.put(p, cached)
+                cache.put(p, cached, run.lang)
         else:
             _check_pace(p, len(cached.steps), pacing)
         runs.resize(run, _held_bytes(cached))  # the engine's buffers are gone
@@ -371,7 +376,7 @@ def _simulated(
             return None
         trace = simulate(**p.simulate_kwargs())
         _check_pace(p, trace.total_steps, pacing)
-        return encode_run(trace, first=out.send_early, cancelled=lambda: run.cancelled)
+        return encode_run(trace, out.send_early, lambda: run.cancelled, run.lang)
 
 
 def _play(

@@ -7,6 +7,7 @@ first answer into the page so it reads without JavaScript.
 from __future__ import annotations
 
 from flask import Blueprint, g, render_template, request, url_for
+from flask_babel import gettext as _
 from markupsafe import Markup
 
 from app.costs import COLLECTIVES, HARDWARE, algorithms
@@ -14,19 +15,21 @@ from app.costs.calculators import CALCULATORS
 from app.costs.calculators.query import run_widget
 
 from ..api.costs import finite
+from ..calculator_text import result_text, spec_text
 
 bp = Blueprint("calculators", __name__)
 
 
 def widget_data(name: str, args=None) -> dict:
-    """Return what a widget needs: its spec, initial values and result, presets, API URL."""
+    """Return what a widget needs: its spec, initial values and result, presets, API URL; its
+    words in the page's language."""
     spec = CALCULATORS[name]
     answer, error = run_widget(name, dict(args or {}))
     result = finite(answer.as_dict())
     return {
-        "spec": spec.as_dict(),
+        "spec": spec_text(spec.as_dict()),
         "values": result["inputs"],
-        "result": result,
+        "result": result_text(result),
         "error": error,
         "api": url_for("costs.calc", name=name),
         "algorithms": {c: algorithms(c) for c in COLLECTIVES},
@@ -63,7 +66,8 @@ def widget_helpers() -> dict:
 @bp.get("/calculators")
 def index():
     """Show every calculator as a live widget."""
-    return render_template("calculators/index.html", calculators=list(CALCULATORS.values()))
+    calculators = [spec_text(spec.as_dict()) for spec in CALCULATORS.values()]
+    return render_template("calculators/index.html", calculators=calculators)
 
 
 @bp.get("/embed/calc/<name>")
@@ -73,9 +77,13 @@ def embed(name: str):
     args = {k: v for k, v in request.args.items() if k != "theme"}
     if name not in CALCULATORS or theme not in ("light", "dark"):
         message = (
-            f"theme must be light or dark; got {theme!r}"
+            _("theme must be light or dark; got %(theme)s", theme=repr(theme))
             if name in CALCULATORS
-            else f"There is no calculator {name!r}. There are: {', '.join(CALCULATORS)}."
+            else _(
+                "There is no calculator %(name)s. There are: %(names)s.",
+                name=repr(name),
+                names=", ".join(CALCULATORS),
+            )
         )
         status = 404 if name not in CALCULATORS else 400
         page = render_template("calculators/missing.html", message=message, theme_fixed=True)

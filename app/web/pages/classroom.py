@@ -16,6 +16,7 @@ import io
 
 import segno
 from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from werkzeug.datastructures import MultiDict
 
 from app.classroom.codes import ALPHABET, CODE_LENGTH, normalize_code
@@ -33,10 +34,12 @@ SHOWN_CHARS = 60  # of a mistyped code, shown back
 def code_problem(text: str) -> str:
     """Say what is wrong with `text` as a class code, in the words a student needs."""
     shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
-    return (
-        f"“{shown}” is not a class code. A code has {CODE_LENGTH} characters from "
-        f"{' '.join(ALPHABET)} (no 0, O, 1, I, L, 2, Z, 5, S, 8 or B): check it on the "
-        "teacher's screen."
+    return _(
+        "“%(typed)s” is not a class code. A code has %(length)s characters from %(alphabet)s "
+        "(no 0, O, 1, I, L, 2, Z, 5, S, 8 or B): check it on the teacher's screen.",
+        typed=shown,
+        length=CODE_LENGTH,
+        alphabet=" ".join(ALPHABET),
     )
 
 
@@ -104,11 +107,12 @@ def qr(code: str):
         omitsize=True,  # a viewBox only: the page sizes it
         dark="#000",
         light="#fff",  # its own light background, so it scans on a dark page too
-        title=f"QR code: join class {canonical} at {url}",
+        title=_("QR code: join class %(code)s at %(url)s", code=canonical, url=url),
         svgclass=None,
         lineclass=None,
     )
     response = Response(out.getvalue(), mimetype="image/svg+xml")
+    response.vary.update(("Cookie", "Accept-Language"))  # its title is in the reader's language
     response.cache_control.public = True
     response.cache_control.max_age = QR_MAX_AGE_S
     response.add_etag()

@@ -21,6 +21,7 @@ from app.collectives import simulate
 from app.drawing.step0 import picture
 
 from ..guard import admission
+from ..i18n import page_language
 from ..live.runcache import encode_run
 from ..params import SimParams
 
@@ -69,8 +70,9 @@ def first_picture(p: SimParams) -> dict | None:
         with lanes.slot(ticket.small):
             trace = simulate(**p.simulate_kwargs())
             drawn = picture(trace)
-            if cache.enabled and not cache.holds(p):
-                cache.put(p, encode_run(trace))
+            lang = page_language()  # the embed's socket narrates in the page's language
+            if cache.enabled and not cache.holds(p, lang):
+                cache.put(p, encode_run(trace, lang=lang), lang)
     finally:
         admitted.release(ticket)
     _recent.put(p, drawn)
