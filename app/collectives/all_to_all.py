@@ -21,6 +21,7 @@ rank d's output is chunks d, p + d, 2p + d, … Sources:
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -33,7 +34,7 @@ def bruck_distances(ranks: int) -> list[int]:
 @algorithm(
     "all_to_all",
     "pairwise",
-    "Shift by k in step k: p-1 steps, each rank sends (p-1)/p · M straight to its peers.",
+    N_("Shift by k in step k: p-1 steps, each rank sends (p-1)/p · M straight to its peers."),
 )
 def pairwise(m: Machine) -> None:
     p = m.ranks
@@ -48,7 +49,9 @@ def pairwise(m: Machine) -> None:
 @algorithm(
     "all_to_all",
     "bruck",
-    "Store-and-forward along distances 1, 2, 4, …: ceil(lg p) steps, about (M/2)·lg p per rank.",
+    N_(
+        "Store-and-forward along distances 1, 2, 4, …: ceil(lg p) steps, about (M/2)·lg p per rank."
+    ),
 )
 def bruck(m: Machine) -> None:
     p = m.ranks
@@ -72,7 +75,7 @@ def _after_step(held: list[int], sent: list[int], received: list[int]) -> list[i
 @algorithm(
     "all_to_all",
     "direct",
-    "Every rank sends each block straight to its destination in one all-port step.",
+    N_("Every rank sends each block straight to its destination in one all-port step."),
     single_port=False,
     ports_note="all-port: each rank sends to and hears from all p-1 peers in the one step",
 )

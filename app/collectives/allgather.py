@@ -15,6 +15,7 @@ slot the moment it arrives; no algorithm here needs a local rotation.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .all_to_all import bruck_distances
 from .allreduce_ring import around_the_ring, ring_topology
 from .hypercube import Fold, fold_in, fold_out
@@ -25,7 +26,7 @@ from .registry import algorithm
 @algorithm(
     "allgather",
     "ring",
-    "Pass blocks around a ring: p-1 steps, each rank sends (p-1)/p · M.",
+    N_("Pass blocks around a ring: p-1 steps, each rank sends (p-1)/p · M."),
 )
 def ring(m: Machine) -> None:
     """Forward to the right neighbour, each step, the block received in the step before."""
@@ -36,8 +37,10 @@ def ring(m: Machine) -> None:
 @algorithm(
     "allgather",
     "recursive_doubling",
-    "Swap every block held with rank XOR 2^k: lg p steps, (p-1)/p · M per rank "
-    "(non-powers of two fold in and out: lg(pof2) + 2 steps, and folded partners send more).",
+    N_(
+        "Swap every block held with rank XOR 2^k: lg p steps, (p-1)/p · M per rank "
+        "(non-powers of two fold in and out: lg(pof2) + 2 steps, and folded partners send more)."
+    ),
 )
 def recursive_doubling(m: Machine) -> None:
     """Double the blocks each survivor holds along each hypercube dimension."""
@@ -56,8 +59,10 @@ def recursive_doubling(m: Machine) -> None:
 @algorithm(
     "allgather",
     "bruck",
-    "Send the blocks held so far to rank r - 2^k: ceil(lg p) steps for any p, "
-    "(p-1)/p · M per rank.",
+    N_(
+        "Send the blocks held so far to rank r - 2^k: ceil(lg p) steps for any p, "
+        "(p-1)/p · M per rank."
+    ),
 )
 def bruck(m: Machine) -> None:
     """Concatenate blocks r, r+1, ... by sending them to rank r - 2^k in step k."""
@@ -74,7 +79,7 @@ def bruck(m: Machine) -> None:
 @algorithm(
     "allgather",
     "direct",
-    "Every rank sends its block to every other in one step: (p-1)/p · M per rank.",
+    N_("Every rank sends its block to every other in one step: (p-1)/p · M per rank."),
     single_port=False,
     ports_note="All-port: each rank sends to and receives from all p-1 peers in one step, "
     "to make the contention visible.",

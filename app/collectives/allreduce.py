@@ -15,6 +15,7 @@ For p not a power of two the hypercube algorithms fold in and out as MPICH does
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .hypercube import Fold, fold_in, fold_out, largest_power_of_two
 from .machine import Machine
 from .registry import algorithm
@@ -23,8 +24,10 @@ from .registry import algorithm
 @algorithm(
     "allreduce",
     "recursive_doubling",
-    "Butterfly: swap the whole vector with rank XOR 2^k and reduce; lg p steps of M each "
-    "(non-powers of two fold in and out: +2 steps).",
+    N_(
+        "Butterfly: swap the whole vector with rank XOR 2^k and reduce; lg p steps of M each "
+        "(non-powers of two fold in and out: +2 steps)."
+    ),
 )
 def recursive_doubling(m: Machine) -> None:
     """Reduce the whole vector along each hypercube dimension in turn."""
@@ -42,8 +45,10 @@ def recursive_doubling(m: Machine) -> None:
 @algorithm(
     "allreduce",
     "rabenseifner",
-    "Recursive-halving reduce-scatter then recursive-doubling allgather: 2 lg p steps, "
-    "2(p-1)/p · M per rank (non-powers of two fold in and out: +2 steps).",
+    N_(
+        "Recursive-halving reduce-scatter then recursive-doubling allgather: 2 lg p steps, "
+        "2(p-1)/p · M per rank (non-powers of two fold in and out: +2 steps)."
+    ),
     parts=lambda ranks, elements: largest_power_of_two(ranks),
 )
 def rabenseifner(m: Machine) -> None:
@@ -90,8 +95,10 @@ def _double(m: Machine, fold: Fold, spans: list[tuple[int, int]]) -> None:
 @algorithm(
     "allreduce",
     "reduce_broadcast",
-    "Naive baseline through rank 0: the root takes one rank's vector per step, then sends the "
-    "result to one rank per step: 2(p-1) steps, the root sends (p-1) · M.",
+    N_(
+        "Naive baseline through rank 0: the root takes one rank's vector per step, then sends the "
+        "result to one rank per step: 2(p-1) steps, the root sends (p-1) · M."
+    ),
 )
 def reduce_broadcast(m: Machine) -> None:
     """Funnel every vector into rank 0, then hand the result out one rank at a time."""
@@ -108,8 +115,10 @@ def reduce_broadcast(m: Machine) -> None:
 @algorithm(
     "allreduce",
     "direct",
-    "Every rank sends its whole vector to every other and reduces what arrives: one step, "
-    "(p-1) · M per rank.",
+    N_(
+        "Every rank sends its whole vector to every other and reduces what arrives: one step, "
+        "(p-1) · M per rank."
+    ),
     single_port=False,
     ports_note="All-port: each rank sends to and receives from all p-1 peers in one step, "
     "to make the contention visible.",

@@ -11,6 +11,7 @@ bound for allreduce (Patarasuk & Yuan 2009).
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -37,7 +38,7 @@ def around_the_ring(m: Machine, phase: str, offset: int, op: str = "copy") -> No
 @algorithm(
     "allreduce",
     "ring",
-    "Reduce-scatter then allgather around a ring: 2(p-1) steps, bandwidth-optimal.",
+    N_("Reduce-scatter then allgather around a ring: 2(p-1) steps, bandwidth-optimal."),
     parts=lambda ranks, elements: ranks,
 )
 def ring(m: Machine) -> None:

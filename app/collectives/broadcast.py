@@ -9,6 +9,7 @@ broadcasts with Ring, i.e. a chain from the root, cut into segments).
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .allreduce_ring import around_the_ring
 from .machine import Machine
 from .registry import algorithm
@@ -49,8 +50,10 @@ def pipeline_along(m: Machine, order: list[int], op: str, verb: str) -> None:
 @algorithm(
     "broadcast",
     "binomial_tree",
-    "Binomial tree from the root (MPICH): the ranks holding the data double every step, "
-    "ceil(log2 p) steps; the root sends the whole vector up to ceil(log2 p) times.",
+    N_(
+        "Binomial tree from the root (MPICH): the ranks holding the data double every step, "
+        "ceil(log2 p) steps; the root sends the whole vector up to ceil(log2 p) times."
+    ),
 )
 def binomial_tree(m: Machine) -> None:
     m.topology = {"kind": "tree", "parent": binomial_parents(m.ranks, m.root)}
@@ -63,8 +66,10 @@ def binomial_tree(m: Machine) -> None:
 @algorithm(
     "broadcast",
     "pipelined_ring",
-    "Chain from the root with the vector cut into p segments, streamed hop by hop: "
-    "(p-1)+(p-1) steps, every rank but the last sends the vector once.",
+    N_(
+        "Chain from the root with the vector cut into p segments, streamed hop by hop: "
+        "(p-1)+(p-1) steps, every rank but the last sends the vector once."
+    ),
     parts=lambda ranks, elements: ranks,
 )
 def pipelined_ring(m: Machine) -> None:
@@ -74,8 +79,10 @@ def pipelined_ring(m: Machine) -> None:
 @algorithm(
     "broadcast",
     "scatter_allgather",
-    "van de Geijn: scatter p pieces down a binomial tree (ceil(log2 p) steps), then a ring "
-    "allgather (p-1 steps); about 2(p-1)/p · M per rank instead of the tree's log p · M.",
+    N_(
+        "van de Geijn: scatter p pieces down a binomial tree (ceil(log2 p) steps), then a ring "
+        "allgather (p-1 steps); about 2(p-1)/p · M per rank instead of the tree's log p · M."
+    ),
     parts=lambda ranks, elements: ranks,
 )
 def scatter_allgather(m: Machine) -> None:
@@ -97,8 +104,10 @@ def scatter_allgather(m: Machine) -> None:
 @algorithm(
     "broadcast",
     "direct",
-    "The root sends the whole vector to every other rank in one all-port step: "
-    "the root's link carries (p-1) · M.",
+    N_(
+        "The root sends the whole vector to every other rank in one all-port step: "
+        "the root's link carries (p-1) · M."
+    ),
     single_port=False,
     ports_note="All-port on purpose: the root sends to every rank in the same step, "
     "to show the contention on its link.",

@@ -17,6 +17,7 @@ rel .. min(rel + lowbit(rel), p) - 1.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 from .trees import binomial_parents, binomial_rounds, binomial_subtree
@@ -30,7 +31,7 @@ def _held(m: Machine, rank: int) -> list[int]:
 @algorithm(
     "gather",
     "binomial_tree",
-    "Subtrees send up a binomial tree: ceil(lg p) steps; the root receives (p-1)/p · M.",
+    N_("Subtrees send up a binomial tree: ceil(lg p) steps; the root receives (p-1)/p · M."),
 )
 def gather_binomial(m: Machine) -> None:
     p, root = m.ranks, m.root
@@ -46,7 +47,7 @@ def gather_binomial(m: Machine) -> None:
 @algorithm(
     "gather",
     "direct",
-    "Every rank sends its block straight to the root in one step.",
+    N_("Every rank sends its block straight to the root in one step."),
     single_port=False,
     ports_note="the root hears all p-1 peers in the one step (distinct blocks, no conflict)",
 )
@@ -58,7 +59,7 @@ def gather_direct(m: Machine) -> None:
 @algorithm(
     "scatter",
     "binomial_tree",
-    "Subtrees' blocks go down a binomial tree: ceil(lg p) steps; the root sends (p-1)/p · M.",
+    N_("Subtrees' blocks go down a binomial tree: ceil(lg p) steps; the root sends (p-1)/p · M."),
 )
 def scatter_binomial(m: Machine) -> None:
     p, root = m.ranks, m.root
@@ -73,7 +74,7 @@ def scatter_binomial(m: Machine) -> None:
 @algorithm(
     "scatter",
     "direct",
-    "The root sends every rank its block in one all-port step.",
+    N_("The root sends every rank its block in one all-port step."),
     single_port=False,
     ports_note="all-port: the root sends to all p-1 peers in the one step",
 )

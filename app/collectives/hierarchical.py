@@ -16,6 +16,7 @@ across nodes. The buffer is cut into p = g·N chunks: shard l is chunks l·N …
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -53,8 +54,10 @@ def rings_across_groups(m: Machine, g: int, nodes: int, phase: str) -> None:
 @algorithm(
     "allreduce",
     "hierarchical",
-    "Ring reduce-scatter inside each node, g concurrent ring allreduces across nodes on M/g "
-    "each (one per local rank, so every NIC is used), then ring allgather inside each node.",
+    N_(
+        "Ring reduce-scatter inside each node, g concurrent ring allreduces across nodes on M/g "
+        "each (one per local rank, so every NIC is used), then ring allgather inside each node."
+    ),
     parts=lambda ranks, elements: ranks,
     needs_ranks_per_node=True,
 )

@@ -29,6 +29,7 @@ out of it is the switch forwarding (or multicasting) the sum.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -54,12 +55,21 @@ def _switch_topology(m: Machine, switch: int) -> dict:
     return {"kind": "switch", "switches": list(m.switches), "hub": switch}
 
 
+# A literal, so that the catalog of UI strings holds it (app.i18n.N_); the check below keeps
+# its numbers those of NVLS_SEGMENTS.
+NVLS_ALLREDUCE = N_(
+    "NVLink SHARP: the NVSwitch adds every GPU's copy of a segment (multimem.ld_reduce) and "
+    "multicasts the sum (multimem.st), pipelined over 4 segments: "
+    "5 steps, each GPU sends M and receives M once."
+)
+if f"over {NVLS_SEGMENTS} segments: {NVLS_SEGMENTS + 1} steps" not in NVLS_ALLREDUCE:
+    raise RuntimeError("NVLS_ALLREDUCE must say NVLS_SEGMENTS's segments and steps")
+
+
 @algorithm(
     "allreduce",
     "nvls",
-    "NVLink SHARP: the NVSwitch adds every GPU's copy of a segment (multimem.ld_reduce) and "
-    f"multicasts the sum (multimem.st), pipelined over {NVLS_SEGMENTS} segments: "
-    f"{NVLS_SEGMENTS + 1} steps, each GPU sends M and receives M once.",
+    NVLS_ALLREDUCE,
     parts=lambda ranks, elements: NVLS_SEGMENTS,
     single_port=False,
     ports_note="Each GPU sends to the switch and receives from it in the same step (full "
@@ -90,9 +100,11 @@ def nvls_allreduce(m: Machine) -> None:
 @algorithm(
     "reduce_scatter",
     "nvls",
-    "NVLink SHARP: every GPU's whole input goes into the NVSwitch, which adds each block over "
-    "all GPUs (multimem.ld_reduce), then hands block i to rank i: 2 steps, M out and M/p in "
-    "per GPU.",
+    N_(
+        "NVLink SHARP: every GPU's whole input goes into the NVSwitch, which adds each block over "
+        "all GPUs (multimem.ld_reduce), then hands block i to rank i: 2 steps, M out and M/p in "
+        "per GPU."
+    ),
     single_port=False,
     ports_note="The switch takes p contributions at once and answers p GPUs at once.",
     needs_switch=NVSWITCH,
@@ -114,8 +126,10 @@ def nvls_reduce_scatter(m: Machine) -> None:
 @algorithm(
     "allgather",
     "nvls",
-    "NVLink SHARP multicast: every GPU stores its block into the NVSwitch (multimem.st), which "
-    "writes every block to every GPU: 2 steps, M/p out and M in per GPU.",
+    N_(
+        "NVLink SHARP multicast: every GPU stores its block into the NVSwitch (multimem.st), which "
+        "writes every block to every GPU: 2 steps, M/p out and M in per GPU."
+    ),
     single_port=False,
     ports_note="The switch takes p blocks at once and multicasts each to p GPUs.",
     needs_switch=NVSWITCH,
@@ -153,9 +167,11 @@ def collnet_hop(m: Machine, hop: int, segment: int, g: int, switch: int) -> None
 @algorithm(
     "allreduce",
     "collnet",
-    "CollNet Chain (SHARP): a chain inside each node reduces to the node's head, a SHARP "
-    "switch adds the nodes' sums and returns the result to every head, and the chain passes "
-    "it back down; pipelined in 4·g segments: 2g + 4g - 1 steps.",
+    N_(
+        "CollNet Chain (SHARP): a chain inside each node reduces to the node's head, a SHARP "
+        "switch adds the nodes' sums and returns the result to every head, and the chain passes "
+        "it back down; pipelined in 4·g segments: 2g + 4g - 1 steps."
+    ),
     node_parts=collnet_segments,
     single_port=False,
     ports_note="A chain rank sends up (reduce) and down (result) in the same step, to two "

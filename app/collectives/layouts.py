@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import N_
 from .ops import finalize, reduce_all
 
 
@@ -61,44 +62,44 @@ COLLECTIVES: dict[str, Collective] = {
     for c in (
         Collective(
             "allreduce",
-            "AllReduce",
+            N_("AllReduce"),
             "every rank ends with the reduction of all inputs",
             reduces=True,
         ),
         Collective(
             "reduce",
-            "Reduce",
+            N_("Reduce"),
             "the root ends with the reduction of all inputs",
             reduces=True,
             uses_root=True,
             root_only_output=True,
         ),
         Collective(
-            "broadcast", "Broadcast", "every rank ends with the root's input", uses_root=True
+            "broadcast", N_("Broadcast"), "every rank ends with the root's input", uses_root=True
         ),
         Collective(
             "allgather",
-            "AllGather",
+            N_("AllGather"),
             "every rank ends with all inputs, in rank order",
             block_per_rank=True,
         ),
         Collective(
             "reduce_scatter",
-            "ReduceScatter",
+            N_("ReduceScatter"),
             "rank i ends with block i of the reduction",
             reduces=True,
             needs_divisible=True,
         ),
         Collective(
             "all_to_all",
-            "All-to-All",
+            N_("All-to-All"),
             "block j of rank i goes to rank j, in source order",
             needs_divisible=True,
             block_per_rank=True,
         ),
         Collective(
             "gather",
-            "Gather",
+            N_("Gather"),
             "the root ends with all inputs, in rank order",
             uses_root=True,
             block_per_rank=True,
@@ -106,12 +107,12 @@ COLLECTIVES: dict[str, Collective] = {
         ),
         Collective(
             "scatter",
-            "Scatter",
+            N_("Scatter"),
             "rank i ends with block i of the root's input",
             uses_root=True,
             needs_divisible=True,
         ),
-        Collective("sendrecv", "Send/Recv", "stage k sends to stage k+1 along a pipeline"),
+        Collective("sendrecv", N_("Send/Recv"), "stage k sends to stage k+1 along a pipeline"),
     )
 }
 

@@ -22,6 +22,7 @@ where NCCL's aggregation stops one doubling short and there is one step more
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .pat_schedule import pat_steps
 from .registry import algorithm
@@ -48,9 +49,11 @@ def _run(m: Machine, collective: str, direction: int, op: str) -> None:
 @algorithm(
     "allgather",
     "pat",
-    "NCCL's PAT: every rank's block goes down a binomial tree to rank r - 2^d, the longest "
-    "hop first, all p trees at once and aggregated: lg p steps for p a power of two, "
-    "(p-1)/p · M per rank.",
+    N_(
+        "NCCL's PAT: every rank's block goes down a binomial tree to rank r - 2^d, the longest "
+        "hop first, all p trees at once and aggregated: lg p steps for p a power of two, "
+        "(p-1)/p · M per rank."
+    ),
 )
 def allgather_pat(m: Machine) -> None:
     _run(m, "allgather", -1, "copy")
@@ -59,9 +62,11 @@ def allgather_pat(m: Machine) -> None:
 @algorithm(
     "reduce_scatter",
     "pat",
-    "NCCL's PAT: partial sums of block x flow to rank r + 2^d, the shortest hop first, each "
-    "rank adding its input on the way, until block x reaches rank x: lg p steps for p a power "
-    "of two, (p-1)/p · M per rank.",
+    N_(
+        "NCCL's PAT: partial sums of block x flow to rank r + 2^d, the shortest hop first, each "
+        "rank adding its input on the way, until block x reaches rank x: lg p steps for p a power "
+        "of two, (p-1)/p · M per rank."
+    ),
 )
 def reduce_scatter_pat(m: Machine) -> None:
     _run(m, "reduce_scatter", 1, "reduce")

@@ -8,6 +8,7 @@ reduces with Ring, i.e. a chain ending at the root, cut into segments).
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .broadcast import pipeline_along
 from .machine import Machine
 from .registry import algorithm
@@ -22,8 +23,11 @@ def chain_to(root: int, ranks: int) -> list[int]:
 @algorithm(
     "reduce",
     "binomial_tree",
-    "Binomial tree toward the root (MPICH): partial results merge pairwise, ceil(log2 p) steps; "
-    "each rank but the root sends its vector once.",
+    N_(
+        "Binomial tree toward the root (MPICH): partial results merge pairwise, "
+        "ceil(log2 p) steps; "
+        "each rank but the root sends its vector once."
+    ),
 )
 def binomial_tree(m: Machine) -> None:
     m.topology = {"kind": "tree", "parent": binomial_parents(m.ranks, m.root)}
@@ -36,8 +40,10 @@ def binomial_tree(m: Machine) -> None:
 @algorithm(
     "reduce",
     "ring",
-    "Chain ending at the root with the vector cut into p segments, partial sums streamed hop "
-    "by hop: (p-1)+(p-1) steps, every rank but the root sends the vector once.",
+    N_(
+        "Chain ending at the root with the vector cut into p segments, partial sums streamed hop "
+        "by hop: (p-1)+(p-1) steps, every rank but the root sends the vector once."
+    ),
     parts=lambda ranks, elements: ranks,
 )
 def ring(m: Machine) -> None:
@@ -47,7 +53,7 @@ def ring(m: Machine) -> None:
 @algorithm(
     "reduce",
     "direct",
-    "Every rank sends its vector to the root in one all-port step; the root reduces them all.",
+    N_("Every rank sends its vector to the root in one all-port step; the root reduces them all."),
     single_port=False,
     ports_note="All-port on purpose: the root receives from every rank in the same step, "
     "to show the contention on its link.",

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .allreduce_ring import around_the_ring, ring_topology
 from .hypercube import Fold, fold_in, fold_out
 from .machine import Machine
@@ -21,7 +22,9 @@ from .registry import algorithm
 @algorithm(
     "reduce_scatter",
     "ring",
-    "Reduce blocks around a ring: p-1 steps, (p-1)/p · M per rank; block i completes at rank i.",
+    N_(
+        "Reduce blocks around a ring: p-1 steps, (p-1)/p · M per rank; block i completes at rank i."
+    ),
 )
 def ring(m: Machine) -> None:
     """Pass partial sums to the right so that block i picks up its last input at rank i."""
@@ -33,8 +36,10 @@ def ring(m: Machine) -> None:
 @algorithm(
     "reduce_scatter",
     "recursive_halving",
-    "Keep half the blocks and reduce the other half into rank XOR 2^k, largest distance first: "
-    "lg p steps, (p-1)/p · M per rank (non-powers of two fold in and out: +2 steps).",
+    N_(
+        "Keep half the blocks and reduce the other half into rank XOR 2^k, largest distance first: "
+        "lg p steps, (p-1)/p · M per rank (non-powers of two fold in and out: +2 steps)."
+    ),
 )
 def recursive_halving(m: Machine) -> None:
     """Halve the range of block groups each survivor is responsible for, once per dimension."""
@@ -59,8 +64,10 @@ def recursive_halving(m: Machine) -> None:
 @algorithm(
     "reduce_scatter",
     "direct",
-    "Every rank sends block j straight to rank j, which reduces all p-1 of them in one step: "
-    "(p-1)/p · M per rank.",
+    N_(
+        "Every rank sends block j straight to rank j, which reduces all p-1 of them in one step: "
+        "(p-1)/p · M per rank."
+    ),
     single_port=False,
     ports_note="All-port: each rank sends to and receives from all p-1 peers in one step, "
     "and p-1 reductions land in the same block at once.",

@@ -15,6 +15,7 @@ With two ranks both directions are the same link, and nothing is gained.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -38,9 +39,11 @@ def _around(m: Machine, phase: str, offset: int, op: str) -> None:
 @algorithm(
     "allreduce",
     "ring_bidirectional",
-    "Two ring allreduces at once on half the vector each, one clockwise and one "
-    "counter-clockwise (as NCCL uses both directions of a duplex link): 2(p-1) steps of M/2p "
-    "per direction, 2(p-1)/p · M per rank.",
+    N_(
+        "Two ring allreduces at once on half the vector each, one clockwise and one "
+        "counter-clockwise (as NCCL uses both directions of a duplex link): 2(p-1) steps of M/2p "
+        "per direction, 2(p-1)/p · M per rank."
+    ),
     parts=lambda ranks, elements: 2 * ranks,
     cell_updates_factor=2.0,  # two chunks into every rank a step: twice the ring's updates
     single_port=False,

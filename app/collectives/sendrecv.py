@@ -12,6 +12,7 @@ no data would cost a step and move nothing).
 
 from __future__ import annotations
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -36,7 +37,10 @@ def _phase(step: int, ranks: int, batches: int) -> str:
 @algorithm(
     "sendrecv",
     "pipeline",
-    "Micro-batches flow stage to stage (GPipe fill/drain): (p-1)+(m-1) steps; each stage sends M.",
+    N_(
+        "Micro-batches flow stage to stage (GPipe fill/drain): (p-1)+(m-1) steps; "
+        "each stage sends M."
+    ),
     parts=micro_batches,
 )
 def pipeline(m: Machine) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from math import isqrt
 
+from ..i18n import N_
 from .hierarchical import rings_across_groups, rings_in_groups
 from .machine import Machine
 from .registry import algorithm
@@ -44,9 +45,11 @@ def torus_grid(ranks: int) -> tuple[int, int]:
 @algorithm(
     "allreduce",
     "2d_torus",
-    "TPU-style 2D-torus allreduce on an R x C grid: ring reduce-scatter along the rows, ring "
-    "allreduce of each shard down the columns, ring allgather along the rows: 2(C-1)+2(R-1) "
-    "steps, 2(p-1)/p · M per rank.",
+    N_(
+        "TPU-style 2D-torus allreduce on an R x C grid: ring reduce-scatter along the rows, ring "
+        "allreduce of each shard down the columns, ring allgather along the rows: 2(C-1)+2(R-1) "
+        "steps, 2(p-1)/p · M per rank."
+    ),
     parts=lambda ranks, elements: ranks,
     grid=torus_grid,
     grid_rule=GRID_RULE,

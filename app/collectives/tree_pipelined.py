@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 from .trees import NO_PARENT, depths, double_binary_tree_parents
@@ -69,8 +70,10 @@ def _phase(directions: set[str]) -> str:
 @algorithm(
     "allreduce",
     "tree_pipelined",
-    "NCCL's double binary tree, each half cut into 8 chunks that stream up and back down: "
-    "2D + 7 steps of M/16 instead of 2D steps of M/2, the same bytes per rank.",
+    N_(
+        "NCCL's double binary tree, each half cut into 8 chunks that stream up and back down: "
+        "2D + 7 steps of M/16 instead of 2D steps of M/2, the same bytes per rank."
+    ),
     parts=lambda ranks, elements: 2 * CHUNKS_PER_TREE,
     cell_updates_factor=4.0,  # 16 chunks up and down every edge: 32(p-1), 4x the usual 2p² at p=2
     single_port=False,

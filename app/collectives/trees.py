@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..i18n import N_
 from .machine import Machine
 from .registry import algorithm
 
@@ -243,8 +244,10 @@ def run_concurrently(m: Machine, schedules: list[Schedule]) -> None:
 @algorithm(
     "allreduce",
     "binary_tree",
-    "Reduce up a heap-ordered binary tree rooted at rank 0, then broadcast back down: "
-    "2·floor(log2 p) steps, not pipelined.",
+    N_(
+        "Reduce up a heap-ordered binary tree rooted at rank 0, then broadcast back down: "
+        "2·floor(log2 p) steps, not pipelined."
+    ),
     single_port=False,
     ports_note="A parent takes both children's partial reductions in the same step and sends "
     "the result to both children in the same step, so it hears and talks to two peers at once.",
@@ -261,8 +264,10 @@ def binary_tree(m: Machine) -> None:
 @algorithm(
     "allreduce",
     "double_binary_tree",
-    "NCCL's double binary tree: two complementary binary trees each reduce then broadcast half "
-    "the data at the same time; a rank interior in one tree is a leaf in the other.",
+    N_(
+        "NCCL's double binary tree: two complementary binary trees each reduce then broadcast half "
+        "the data at the same time; a rank interior in one tree is a leaf in the other."
+    ),
     parts=lambda ranks, elements: 2,
     single_port=False,
     ports_note="The two trees run concurrently, so in one step a rank can send in both trees, "

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app import yamlload
+from app.i18n import LANGUAGES, twins
 
 from .lesson import Lesson
 from .outline import Course, LessonError, display
@@ -31,6 +32,21 @@ class Term:
     patterns: tuple[re.Pattern, ...]
     algorithms: tuple[str, ...]
     definition: str
+    # Other languages' (term, definition), from the entry's `zh: {term, definition}`.
+    translations: dict[str, tuple[str, str]] = field(default_factory=dict, compare=False)
+    english: str = ""  # the English term, set on a translated copy (anchors stay the same)
+
+    @property
+    def key(self) -> str:
+        """The English term, whatever the language: what links and anchors are made from."""
+        return self.english or self.term
+
+    def in_language(self, lang: str) -> Term:
+        """This term as a reader of `lang` sees it: its translation, else the English."""
+        if lang not in self.translations:
+            return self
+        term, definition = self.translations[lang]
+        return replace(self, term=term, definition=definition, english=self.key)
 
     def used_in(self, text: str) -> re.Match | None:
         """Return the first use of the term in `text`, if any."""
@@ -69,9 +85,32 @@ def load_glossary(path: Path, course: Course) -> list[Term]:
                 patterns=tuple(re.compile(p, flags) for p in item["patterns"]),
                 algorithms=tuple(item.get("algorithms") or ()),
                 definition=item.get("definition", ""),
+                translations=_translations(item, f"{display(path)}: {item['term']!r}"),
             )
         )
     return terms
+
+
+def _translations(item: dict, where: str) -> dict[str, tuple[str, str]]:
+    """Read a term's `<lang>: {term, definition}` blocks: both non-empty texts, with the
+    English's numbers (`app.i18n.twins`); a problem names the term and the field."""
+    out = {}
+    for lang in LANGUAGES[1:]:
+        block = item.get(lang)
+        if block is None:
+            continue
+        if not isinstance(block, dict) or set(block) != {"term", "definition"}:
+            raise LessonError(f"{where}: {lang}: must be a mapping of term and definition")
+        english = {"term": str(item["term"]), "definition": str(item.get("definition", ""))}
+        for name in ("term", "definition"):
+            value = block[name]
+            if not isinstance(value, str) or not value.strip():
+                raise LessonError(f"{where}: {lang}.{name}: must be a non-empty text")
+            problems = twins.differences(english[name], value)
+            if problems:
+                raise LessonError(f"{where}: {lang}.{name}: {'; '.join(problems)}")
+        out[lang] = (block["term"].strip(), block["definition"].strip())
+    return out
 
 
 def learner_lines(lesson: Lesson) -> list[str]:

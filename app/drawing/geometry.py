@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import math
 
+from app.i18n import DEFAULT, N_
+from app.i18n.catalog import translate
+
 # The width / height the tree levels are spread for: an embed's or the lab's topology box.
 TREE_ASPECT = 1.4
 # Decimals kept of a coordinate: a ten-thousandth of the rank spacing is far below a pixel, and
@@ -25,16 +28,16 @@ DECIMALS = 4
 ROUND = frozenset({"ring", "circulant", "complete"})
 # What each kind of topology is, in the topology view's subtitle.
 NOTES = {
-    "ring": "ring",
-    "chain": "chain (pipeline)",
-    "tree": "tree",
-    "trees": "two trees",
-    "hypercube": "hypercube (pairs differ in one bit)",
-    "circulant": "circulant: distances 1, 2, 4, …",
-    "hierarchical": "nodes with GPUs inside",
-    "torus": "2D torus: a ring along each row and down each column",
-    "complete": "every rank to every rank",
-    "switch": "every rank to the switch, which adds",
+    "ring": N_("ring"),
+    "chain": N_("chain (pipeline)"),
+    "tree": N_("tree"),
+    "trees": N_("two trees"),
+    "hypercube": N_("hypercube (pairs differ in one bit)"),
+    "circulant": N_("circulant: distances 1, 2, 4, …"),
+    "hierarchical": N_("nodes with GPUs inside"),
+    "torus": N_("2D torus: a ring along each row and down each column"),
+    "complete": N_("every rank to every rank"),
+    "switch": N_("every rank to the switch, which adds"),
 }
 # A hypercube's first three dimensions: right, down, and a diagonal for depth.
 CUBE = ((1.0, 0.0), (0.0, -1.0), (0.5, 0.42))
@@ -136,7 +139,7 @@ def _chain(geo: dict, order: list[int], p: int) -> None:
     geo["edges"] = [[i, i + 1] for i in range(p - 1)]
 
 
-def _trees(geo: dict, topo: dict, p: int, aspect: float) -> None:
+def _trees(geo: dict, topo: dict, p: int, aspect: float, lang: str) -> None:
     """One tree, or two (every rank in each): side by side while narrow, stacked once wide."""
     parents = [topo["parent"]] if topo["kind"] == "tree" else topo["parents"]
     lays = [tree_layout(parent, p) for parent in parents]
@@ -158,7 +161,11 @@ def _trees(geo: dict, topo: dict, p: int, aspect: float) -> None:
         if len(parents) > 1:
             root = next(r for r in range(p) if _is_root(parent, r, p))
             geo["labels"].append(
-                {"text": f"tree {t + 1}", "left": dx, "root": {"x": dx + lay["x"][root], "y": top}}
+                {
+                    "text": translate(lang, N_("tree %(n)s"), n=t + 1),
+                    "left": dx,
+                    "root": {"x": dx + lay["x"][root], "y": top},
+                }
             )
         if stacked:
             top -= (lay["max_depth"] + 1) * dy + dy * 0.6
@@ -204,7 +211,7 @@ def _hypercube(geo: dict, topo: dict, p: int) -> None:
     geo["unit"] = 0.45 if folded else 0.62
 
 
-def _hierarchical(geo: dict, topo: dict, p: int) -> None:
+def _hierarchical(geo: dict, topo: dict, p: int, lang: str) -> None:
     """Nodes with GPUs inside; both rings (GPUs in a node, nodes in the cluster) laid out so
     ring neighbours, the last and the first included, sit side by side."""
     g = topo.get("ranks_per_node") or p
@@ -216,7 +223,7 @@ def _hierarchical(geo: dict, topo: dict, p: int) -> None:
         bx, by = spot["col"] * (box_w + gap), -spot["row"] * (box_h + gap)
         geo["boxes"].append(
             {"x0": bx - 0.7, "x1": bx - 0.7 + box_w, "y0": by + 0.7 - box_h, "y1": by + 0.7}
-            | {"label": f"node {node}"}
+            | {"label": translate(lang, N_("node %(n)s"), n=node)}
         )
         for local, s in enumerate(inner["spots"]):
             if node * g + local < p:
@@ -225,13 +232,13 @@ def _hierarchical(geo: dict, topo: dict, p: int) -> None:
                 )
 
 
-def _switch(geo: dict, topo: dict, p: int) -> None:
+def _switch(geo: dict, topo: dict, p: int, lang: str) -> None:
     """Ranks around the switch that adds (NVLS), or nodes with a chain inside each and their
     heads under the switch (CollNet). A switch is a node {rank: its id, switch: its name}."""
     switches = topo.get("switches") or []
     if topo.get("ranks_per_node"):
         g = topo["ranks_per_node"]
-        _hierarchical(geo, topo, p)
+        _hierarchical(geo, topo, p, lang)
         geo["edges"] = [[r, r + 1] for r in range(p - 1) if (r + 1) % g]  # the chains
         top = max(b["y1"] for b in geo["boxes"])
         left = min(b["x0"] for b in geo["boxes"])
@@ -270,12 +277,16 @@ def _torus(geo: dict, topo: dict, p: int) -> None:
     geo["edges"] = [list(pair) for pair in sorted(torus_links(topo["rows"], columns))]
 
 
-def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> dict:
-    """Return where the ranks of a run on `topology` sit (see the module docstring)."""
+def geometry(
+    topology: dict | None, ranks: int, aspect: float = TREE_ASPECT, lang: str = DEFAULT
+) -> dict:
+    """Return where the ranks of a run on `topology` sit (see the module docstring); its words
+    (the note, trees' and nodes' labels) in `lang`."""
     topo = topology or {"kind": "complete"}
     kind = topo.get("kind")
     p = ranks
-    geo: dict = {"kind": kind, "note": NOTES.get(kind or "complete", kind), "unit": 1}
+    note = NOTES.get(kind or "complete")
+    geo: dict = {"kind": kind, "note": translate(lang, note) if note else kind, "unit": 1}
     geo |= {"nodes": [], "edges": [], "fold_edges": [], "boxes": [], "labels": []}
     order = topo.get("order")
     order = list(order) if order and len(order) == p else list(range(p))
@@ -284,13 +295,13 @@ def geometry(topology: dict | None, ranks: int, aspect: float = TREE_ASPECT) -> 
     elif kind == "chain":
         _chain(geo, order, p)
     elif kind in ("tree", "trees"):
-        _trees(geo, topo, p, aspect)
+        _trees(geo, topo, p, aspect, lang)
     elif kind == "hypercube":
         _hypercube(geo, topo, p)
     elif kind == "hierarchical":
-        _hierarchical(geo, topo, p)
+        _hierarchical(geo, topo, p, lang)
     elif kind == "switch":
-        _switch(geo, topo, p)
+        _switch(geo, topo, p, lang)
     elif kind == "torus":
         _torus(geo, topo, p)
     return _rounded(geo)

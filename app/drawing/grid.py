@@ -6,6 +6,8 @@ each cell coloured by how many contributions it holds, and outlined where the re
 from __future__ import annotations
 
 from app.collectives import COLLECTIVES, Trace, chunk_label, ranks_in
+from app.i18n import DEFAULT, N_
+from app.i18n.catalog import translate
 
 from .palette import count_color
 from .topology import tick_step
@@ -49,7 +51,7 @@ def _counts(trace: Trace, cols: int, a2a: bool, top: int) -> list[list[int | Non
     return z
 
 
-def _frame(trace: Trace) -> dict:
+def _frame(trace: Trace, lang: str = DEFAULT) -> dict:
     """What the grid looks like apart from its cells, for the server's step-0 picture and the
     browser's live grid alike: size, labels, gaps, whether counts are written, the colour bar."""
     p = trace.ranks
@@ -68,15 +70,15 @@ def _frame(trace: Trace) -> dict:
         "col_labels": [col_label(c) if c % every_c == 0 else "" for c in range(cols)],
         "row_labels": [f"r{r}" if r % every_r == 0 else "" for r in range(p)],
         "scale": top > 1,
-        "scale_title": "blocks arrived" if a2a else "k of p",
+        "scale_title": translate(lang, N_("blocks arrived") if a2a else N_("k of p")),
         "ticks": sorted({0, top / 2, top}, reverse=True),
-        "what": "rank × destination" if a2a else "rank × chunk",
+        "what": translate(lang, N_("rank × destination") if a2a else N_("rank × chunk")),
     }
 
 
-def grid(trace: Trace) -> dict:
+def grid(trace: Trace, lang: str = DEFAULT) -> dict:
     """The buffer grid at step 0: rows of cells, equal neighbours merged into one span."""
-    frame = _frame(trace)
+    frame = _frame(trace, lang)
     cols, top, gaps = frame["cols"], frame["top"], frame["gaps"]
     z = _counts(trace, cols, trace.collective == "all_to_all", top)
     goal = {(r, c) for r, c in goal_cells(trace)}
@@ -93,12 +95,12 @@ def grid(trace: Trace) -> dict:
     return {**frame, "rows": rows}
 
 
-def live(trace: Trace) -> dict:
+def live(trace: Trace, lang: str = DEFAULT) -> dict:
     """The grid as the browser's buffer view draws it at every step (`sim_start.layout.grid`,
     static/js/lab-buffer.js): the step-0 picture's frame, and for each count 0..top the cell's
     background and the ink its number is written in, so the script keeps no copy of either
     rule. The same in both themes: cividis reads on either."""
-    frame = _frame(trace)
+    frame = _frame(trace, lang)
     top = frame["top"]
     paints = [[color, _ink(color)] for color in (count_color(n, top) for n in range(top + 1))]
     return {**frame, "paints": paints}

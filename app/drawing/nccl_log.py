@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import math
 
+from app.i18n import N_
+from app.i18n.catalog import translate
+
 MAX_RANKS = 128  # past this a picture is a blur; the page says so and keeps the tables
 MAX_CHANNELS = 64
 STEP, R, PAD, LABEL, GAP, WIDTH = 46, 14, 14, 18, 18, 900
@@ -23,7 +26,7 @@ KIND_CLASS = {
     "NET/Socket": "net-socket",
     "COLLNET": "collnet",
 }
-UNKNOWN = "not in the log"
+UNKNOWN = N_("not in the log")
 
 
 def kind_class(kind: str) -> str:
@@ -48,7 +51,7 @@ def _groups(reading: dict) -> list[tuple[str | None, list[int]]]:
     return groups
 
 
-def _boxes(groups) -> tuple[list[dict], dict[int, tuple[float, float]], float]:
+def _boxes(groups, lang: str = "en") -> tuple[list[dict], dict[int, tuple[float, float]], float]:
     """Lay the boxes out left to right, wrapping at WIDTH; return boxes, rank centres, height."""
     boxes, pos = [], {}
     x, y, row_h = GAP, GAP + LABEL, 0.0
@@ -58,12 +61,13 @@ def _boxes(groups) -> tuple[list[dict], dict[int, tuple[float, float]], float]:
             cols * STEP + 2 * PAD - (STEP - 2 * R),
             math.ceil(len(ranks) / cols) * STEP + 2 * PAD - (STEP - 2 * R),
         )
-        label = (
-            f"{host} ({len(ranks)} rank{'s' if len(ranks) != 1 else ''})"
-            if host
-            else "host not named in the log"
-        )
-        w = max(w, len(label) * CHAR_W)  # the label above a box stays within its width
+        if not host:
+            label = translate(lang, "host not named in the log")
+        elif len(ranks) == 1:
+            label = translate(lang, "%(host)s (1 rank)", host=host)
+        else:
+            label = translate(lang, "%(host)s (%(n)s ranks)", host=host, n=len(ranks))
+        w = max(w, _width(label))  # the label above a box stays within its width
         if x + w > WIDTH and x > GAP:
             x, y, row_h = GAP, y + row_h + GAP + LABEL, 0.0
         boxes.append({"x": x, "y": y, "w": w, "h": h, "label": label, "named": host is not None})
@@ -114,7 +118,17 @@ def _transport(reading: dict, channel: dict | None, src: int, dst: int) -> tuple
     return UNKNOWN, UNKNOWN
 
 
-def _ring_view(reading: dict, channel: dict, pos) -> dict:
+def _said(label: str, lang: str) -> str:
+    """A transport's label as the page says it: "not in the log" in `lang`, names as they are."""
+    return translate(lang, UNKNOWN) if label == UNKNOWN else label
+
+
+def _width(label: str) -> float:
+    """A label's width at 12px: a Chinese character takes about two Latin ones."""
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in label) * CHAR_W
+
+
+def _ring_view(reading: dict, channel: dict, pos, lang: str = "en") -> dict:
     """Return one channel's ring arrows and the sentence that says them."""
     order, arrows, hops = channel["ring"], [], []
     if order:
@@ -124,51 +138,67 @@ def _ring_view(reading: dict, channel: dict, pos) -> dict:
         hops += [tuple(link) for link in channel["ring_links"] if tuple(link) not in hops]
     for src, dst in hops:
         kind, label = _transport(reading, channel, src, dst)
-        if arrow := _arrow(pos, src, dst, kind, label):
+        if arrow := _arrow(pos, src, dst, kind, _said(label, lang)):
             arrows.append(arrow)
     c = channel["channel"]
     if order:
         crossing = next(
             (x["count"] for x in reading["crossings"]["per_channel"] if x["channel"] == c), None
         )
-        text = f"Channel {c}'s ring: " + " → ".join(map(str, order + order[:1])) + "."
-        if crossing is not None:
-            text += f" It crosses the network {crossing} time{'s' if crossing != 1 else ''}."
+        ring = " → ".join(map(str, order + order[:1]))
+        text = translate(lang, "Channel %(channel)s's ring: %(ring)s.", channel=c, ring=ring)
+        if crossing == 1:
+            text += translate(lang, " It crosses the network 1 time.")
+        elif crossing is not None:
+            text += translate(lang, " It crosses the network %(n)s times.", n=crossing)
     else:
         shown = ", ".join(f"{a} → {b}" for a, b in hops[:16]) + (" …" if len(hops) > 16 else "")
-        text = f"Channel {c}: {len(hops)} connections in the log, not its whole ring: {shown}."
+        text = translate(
+            lang,
+            "Channel %(channel)s: %(n)s connections in the log, not its whole ring: %(hops)s.",
+            channel=c,
+            n=len(hops),
+            hops=shown,
+        )
     return {"arrows": arrows, "text": text, "order": order or []}
 
 
-def _tree_view(reading: dict, tree: dict, pos) -> dict:
+def _tree_view(reading: dict, tree: dict, pos, lang: str = "en") -> dict:
     """Return one channel's tree arrows (parent -> child) and its sentence."""
     arrows = []
     for e in tree["edges"]:
         kind, label = _transport(reading, None, e["parent"], e["child"])
         if kind == UNKNOWN:
             kind, label = _transport(reading, None, e["child"], e["parent"])
-        if arrow := _arrow(pos, e["parent"], e["child"], kind, label):
+        if arrow := _arrow(pos, e["parent"], e["child"], kind, _said(label, lang)):
             arrows.append(arrow)
     links = ", ".join(f"{e['parent']} → {e['child']}" for e in tree["edges"][:24])
-    roots = ", ".join(map(str, tree["roots"])) or "not in the log"
-    text = (
-        f"Channel {tree['channel']}'s tree (parent → child): root {roots}; {links or 'no links'}."
+    roots = ", ".join(map(str, tree["roots"])) or translate(lang, UNKNOWN)
+    text = translate(
+        lang,
+        "Channel %(channel)s's tree (parent → child): root %(roots)s; %(links)s.",
+        channel=tree["channel"],
+        roots=roots,
+        links=links or translate(lang, "no links"),
     )
     return {"arrows": arrows, "text": text}
 
 
-def picture(reading: dict) -> dict:
-    """Return the drawing's data: boxes, discs, and per channel its ring and tree views."""
+def picture(reading: dict, lang: str = "en") -> dict:
+    """Return the drawing's data: boxes, discs, and per channel its ring and tree views, their
+    words in `lang`."""
     if len(reading["ranks_seen"]) > MAX_RANKS:
         return {"too_many": len(reading["ranks_seen"]), "max_ranks": MAX_RANKS}
-    boxes, pos, height = _boxes(_groups(reading))
+    boxes, pos, height = _boxes(_groups(reading), lang)
     width = max([b["x"] + b["w"] for b in boxes], default=WIDTH) + GAP
     discs = [{"rank": r, "x": x, "y": y} for r, (x, y) in sorted(pos.items())]
     channels: dict[int, dict] = {}
     for channel in reading["channels"][:MAX_CHANNELS]:
-        channels.setdefault(channel["channel"], {})["ring"] = _ring_view(reading, channel, pos)
+        channels.setdefault(channel["channel"], {})["ring"] = _ring_view(
+            reading, channel, pos, lang
+        )
     for tree in reading["trees"][:MAX_CHANNELS]:
-        channels.setdefault(tree["channel"], {})["tree"] = _tree_view(reading, tree, pos)
+        channels.setdefault(tree["channel"], {})["tree"] = _tree_view(reading, tree, pos, lang)
     views = [{"channel": c, **v} for c, v in sorted(channels.items())]
     kinds = sorted(
         {
@@ -179,7 +209,7 @@ def picture(reading: dict) -> dict:
             for a in v[part]["arrows"]
         }
     )
-    legend = [{"kind": k, "cls": kind_class(k)} for k in kinds]
+    legend = [{"kind": _said(k, lang), "cls": kind_class(k)} for k in kinds]
     return {
         "view_box": f"0 0 {width:.0f} {height:.0f}",
         "r": R,

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 
 from app.collectives import Trace
+from app.i18n import DEFAULT, N_
+from app.i18n.catalog import translate
 
 from .geometry import geometry, is_round
 
@@ -97,19 +99,23 @@ def _segment(a: dict, b: dict) -> dict:
     }  # fmt: skip
 
 
-def _hover(node: dict, topo: dict) -> str:
+def _hover(node: dict, topo: dict, lang: str) -> str:
     """A disc's hover text: its rank, and its node or tree when the picture has them."""
     if node.get("switch"):
-        return f"{node['switch']}: adds what the ranks send it and sends the sum back"
-    text = f"rank {node['rank']}"
+        return translate(
+            lang,
+            N_("%(switch)s: adds what the ranks send it and sends the sum back"),
+            switch=node["switch"],
+        )
+    parts = [translate(lang, N_("rank %(n)s"), n=node["rank"])]
     if topo.get("ranks_per_node") and topo.get("kind") in ("hierarchical", "switch"):
-        text += f" · node {node['rank'] // topo['ranks_per_node']}"
+        parts.append(translate(lang, N_("node %(n)s"), n=node["rank"] // topo["ranks_per_node"]))
     if node.get("tree") is not None:
-        text += f" · tree {node['tree'] + 1}"
-    return text
+        parts.append(translate(lang, N_("tree %(n)s"), n=node["tree"] + 1))
+    return " · ".join(parts)
 
 
-def _switch_box(node: dict, size: float, topo: dict) -> dict:
+def _switch_box(node: dict, size: float, topo: dict, lang: str) -> dict:
     """A switch as a rounded box a little wider than a rank's disc, with its name under it."""
     w, h = size * 2.2, size * 1.1
     return {
@@ -121,13 +127,14 @@ def _switch_box(node: dict, size: float, topo: dict) -> dict:
         "cx": _n(node["x"]),
         "label_y": _n(-node["y"] + h / 2 + size * 0.45),
         "name": node["switch"],
-        "title": _hover(node, topo),
+        "title": _hover(node, topo, lang),
     }
 
 
-def topology(trace: Trace) -> dict:
-    """The topology view at step 0: SVG coordinates (y down) and sizes in plot units."""
-    geo = geometry(trace.topology, trace.ranks)
+def topology(trace: Trace, lang: str = DEFAULT) -> dict:
+    """The topology view at step 0: SVG coordinates (y down) and sizes in plot units; its
+    words in `lang`."""
+    geo = geometry(trace.topology, trace.ranks, lang=lang)
     xr, yr = _ranges(geo)
     ppu, node_px = _scale(geo, xr, yr)
     titles = _titles(geo, xr, ppu, node_px)
@@ -147,13 +154,13 @@ def topology(trace: Trace) -> dict:
                 "x": _n(n["x"]),
                 "y": _n(-n["y"]),
                 "tree": n.get("tree"),
-                "title": _hover(n, trace.topology),
+                "title": _hover(n, trace.topology, lang),
             }
             for n in nodes
             if not n.get("switch")
         ],
         "switches": [
-            _switch_box(n, node_px / ppu, trace.topology) for n in nodes if n.get("switch")
+            _switch_box(n, node_px / ppu, trace.topology, lang) for n in nodes if n.get("switch")
         ],
         "edges": [_segment(nodes[a], nodes[b]) for a, b in geo["edges"]],
         "folds": [_segment(nodes[a], nodes[b]) for a, b in geo["fold_edges"]],

@@ -17,6 +17,7 @@ from app.costs import CostError
 from app.costs.calculators.fields import FLOAT, INT, Field
 from app.costs.calculators.query import number_or_text
 
+from ..i18n import N_
 from . import multi_node, single_node
 from .errors import FabricError
 from .graph import Topology
@@ -53,7 +54,7 @@ def _param(name: str, kind: str, default: float, low: float, high: float, label:
     return Field(name, label, kind, default, low, high)
 
 
-GPUS_PER_NODE = _param("gpus_per_node", INT, 8, 1, 64, "GPUs per node (intra-node link)")
+GPUS_PER_NODE = _param("gpus_per_node", INT, 8, 1, 64, N_("GPUs per node (intra-node link)"))
 
 
 def _flat(ranks, preset, gpus_per_node):
@@ -67,8 +68,15 @@ def _torus(*axes: str) -> Callable[..., Topology]:
     return build
 
 
+AXIS_LABELS = {
+    "x": N_("GPUs along the x axis"),
+    "y": N_("GPUs along the y axis"),
+    "z": N_("GPUs along the z axis"),
+}
+
+
 def _axis(name: str, default: int, high: int) -> Field:
-    return _param(name, INT, default, 2, high, f"GPUs along the {name} axis")
+    return _param(name, INT, default, 2, high, AXIS_LABELS[name])
 
 
 TOPOLOGIES: dict[str, Spec] = {
@@ -76,9 +84,11 @@ TOPOLOGIES: dict[str, Spec] = {
     for s in (
         Spec(
             "flat",
-            "Flat (α-β model)",
-            "The α-β model's network: a dedicated wire per pair of GPUs, the preset's "
-            "intra-node link inside a node and its network link between nodes.",
+            N_("Flat (α-β model)"),
+            N_(
+                "The α-β model's network: a dedicated wire per pair of GPUs, the preset's "
+                "intra-node link inside a node and its network link between nodes."
+            ),
             (GPUS_PER_NODE,),
             lambda: link_keys() + system_keys(),
             "ib_ndr",
@@ -87,9 +97,11 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "flat_switch",
-            "Flat switch (one port per GPU)",
-            "Each GPU has one port into an ideal non-blocking switch: what a GPU sends in a "
-            "step shares its port (the α-β model's rule for the all-port direct algorithms).",
+            N_("Flat switch (one port per GPU)"),
+            N_(
+                "Each GPU has one port into an ideal non-blocking switch: what a GPU sends in a "
+                "step shares its port (the α-β model's rule for the all-port direct algorithms)."
+            ),
             (),
             lambda: link_keys() + system_keys(),
             "ib_ndr",
@@ -98,21 +110,23 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "nvswitch",
-            "NVSwitch node (HGX H100)",
-            "Up to 8 GPUs, any pair at full NVLink rate through NVSwitch.",
-            (_param("gpus", INT, 8, 2, 8, "GPUs in the node"),),
+            N_("NVSwitch node (HGX H100)"),
+            N_("Up to 8 GPUs, any pair at full NVLink rate through NVSwitch."),
+            (_param("gpus", INT, 8, 2, 8, N_("GPUs in the node")),),
             lambda: link_keys("nvlink", "nvswitch"),
             "nvswitch_h100",
             lambda ranks, preset, gpus: single_node.nvswitch(ranks, preset, int(gpus)),
         ),
         Spec(
             "pcie",
-            "PCIe node (two sockets)",
-            "GPUs under PCIe switches under two CPU sockets; pairs across sockets cross the "
-            "SMP (UPI) link.",
+            N_("PCIe node (two sockets)"),
+            N_(
+                "GPUs under PCIe switches under two CPU sockets; pairs across sockets cross the "
+                "SMP (UPI) link."
+            ),
             (
-                _param("gpus", INT, 8, 2, 16, "GPUs in the node"),
-                _param("gpus_per_switch", INT, 2, 1, 8, "GPUs under each PCIe switch"),
+                _param("gpus", INT, 8, 2, 16, N_("GPUs in the node")),
+                _param("gpus_per_switch", INT, 2, 1, 8, N_("GPUs under each PCIe switch")),
             ),
             lambda: link_keys("pcie"),
             "pcie4",
@@ -122,8 +136,8 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "nvl72",
-            "GB200 NVL72 rack",
-            "72 GPUs in 18 trays of 4, one NVLink domain through the NVLink switch trays.",
+            N_("GB200 NVL72 rack"),
+            N_("72 GPUs in 18 trays of 4, one NVLink domain through the NVLink switch trays."),
             (),
             lambda: ("nvl72",),
             "nvl72",
@@ -131,14 +145,18 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "fat_tree",
-            "Multi-node, rail-optimized fat-tree",
-            "N nodes × g GPUs on NVSwitch, one NIC per GPU, NIC j on leaf j (rail j), every "
-            "leaf joined to every spine; oversubscription = a leaf's down/up bandwidth ratio.",
+            N_("Multi-node, rail-optimized fat-tree"),
+            N_(
+                "N nodes × g GPUs on NVSwitch, one NIC per GPU, NIC j on leaf j (rail j), every "
+                "leaf joined to every spine; oversubscription = a leaf's down/up bandwidth ratio."
+            ),
             (
-                _param("nodes", INT, 2, 1, 32, "nodes (servers)"),
-                _param("gpus_per_node", INT, 8, 1, 8, "GPUs (and NICs, rails) per node"),
-                _param("oversubscription", FLOAT, 1, 1, 16, "leaf down:up bandwidth ratio"),
-                _param("spines", INT, 4, 1, 32, "spine switches (equal-cost paths between rails)"),
+                _param("nodes", INT, 2, 1, 32, N_("nodes (servers)")),
+                _param("gpus_per_node", INT, 8, 1, 8, N_("GPUs (and NICs, rails) per node")),
+                _param("oversubscription", FLOAT, 1, 1, 16, N_("leaf down:up bandwidth ratio")),
+                _param(
+                    "spines", INT, 4, 1, 32, N_("spine switches (equal-cost paths between rails)")
+                ),
             ),
             system_keys,
             "dgx_h100",
@@ -153,8 +171,10 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "torus2d",
-            "2D torus",
-            "GPUs on an x × y wrap-around grid, each linked to its four neighbours (TPU-style).",
+            N_("2D torus"),
+            N_(
+                "GPUs on an x × y wrap-around grid, each linked to its four neighbours (TPU-style)."
+            ),
             (_axis("x", 4, 16), _axis("y", 4, 16)),
             link_keys,
             "nvlink4",
@@ -162,8 +182,8 @@ TOPOLOGIES: dict[str, Spec] = {
         ),
         Spec(
             "torus3d",
-            "3D torus",
-            "GPUs on an x × y × z wrap-around grid, each linked to its six neighbours.",
+            N_("3D torus"),
+            N_("GPUs on an x × y × z wrap-around grid, each linked to its six neighbours."),
             (_axis("x", 4, 8), _axis("y", 4, 8), _axis("z", 4, 8)),
             link_keys,
             "nvlink4",

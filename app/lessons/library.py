@@ -173,14 +173,19 @@ class Library:
 
     def glossary(self) -> list[Term]:
         """The glossary's terms in course order of their defining lessons (file order within
-        a lesson); none when the folder has no glossary.yaml. A bad file raises LessonError."""
+        a lesson), in this library's language; none when the folder has no glossary.yaml. A bad
+        file raises LessonError."""
         path = self.directory / "glossary.yaml"
 
         def build(course: Course) -> list[Term]:
             terms = load_glossary(path, course) if path.is_file() else []
             return sorted(terms, key=lambda t: course.entries[t.lesson].position)
 
-        return self.course.memo("glossary", build)
+        terms = self.course.memo("glossary", build)
+        if self.language == DEFAULT:
+            return terms
+        lang = self.language
+        return self.course.memo(("glossary", lang), lambda _: [t.in_language(lang) for t in terms])
 
     def glossary_matches(self, query: str) -> list[Term]:
         """The glossary terms whose name holds every query word, as the lesson search matches

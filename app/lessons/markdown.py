@@ -22,19 +22,22 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.i18n import DEFAULT, N_
+from app.i18n.catalog import translate
+
 # name -> (element, default title); `solution` and `answer` are disclosures, the rest callouts.
 # A `predict` box asks the reader something before a live element; its `answer` is revealed on
 # request. `instructor` notes are for teachers only (the ?instructor=1 view).
 CONTAINERS = {
-    "objectives": ("aside", "Objectives"),
-    "note": ("aside", "Note"),
-    "warning": ("aside", "Warning"),
-    "key-points": ("aside", "Key points"),
-    "challenge": ("section", "Challenge"),
-    "solution": ("details", "Solution"),
-    "predict": ("section", "Predict"),
-    "answer": ("details", "Show the answer"),
-    "instructor": ("aside", "Instructor note"),
+    "objectives": ("aside", N_("Objectives")),
+    "note": ("aside", N_("Note")),
+    "warning": ("aside", N_("Warning")),
+    "key-points": ("aside", N_("Key points")),
+    "challenge": ("section", N_("Challenge")),
+    "solution": ("details", N_("Solution")),
+    "predict": ("section", N_("Predict")),
+    "answer": ("details", N_("Show the answer")),
+    "instructor": ("aside", N_("Instructor note")),
 }
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 CONTAINER_LINE = re.compile(r"^(\s*)(:{3,})(.*)$")
@@ -65,7 +68,8 @@ def _container_renderer(name: str):
         token = tokens[idx]
         if token.nesting == -1:
             return f"</{element}>\n" if element == "details" else f"</div></{element}>\n"
-        title = token.info.strip()[len(name) :].strip() or default_title
+        title = token.info.strip()[len(name) :].strip()
+        title = title or translate(env.get("language", DEFAULT), default_title)
         if element == "details":
             return f'<details class="{name}"><summary>{escape(title)}</summary>\n'
         return (

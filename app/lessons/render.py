@@ -18,6 +18,7 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from app.collectives import Limits
+from app.i18n import DEFAULT
 
 from . import directives
 from .loader import Course, Lesson
@@ -174,7 +175,7 @@ def render_markdown(
     walk = _Walk(where, first_line, ctx)
     for line, message in container_problems:
         walk.problem(line, message)
-    env: dict = {}
+    env: dict = {"language": ctx.language if ctx else DEFAULT}  # default callout titles
     tokens = md.parse(text, env)
     if anchors is not None:
         _set_anchors(tokens, anchors)

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from markdown_it.token import Token
 
+from app.i18n import N_
+
 from . import directives
 from .loader import Lesson
 from .render import inline_text, lesson_tokens
@@ -50,9 +52,11 @@ SNIPPET_CHARS = 240  # a longer sentence is cut around its first match
 WEIGHT = {"title": 8, "tag": 4, "heading": 2, "text": 1}
 
 # The page's own boxes around the body (templates/lessons/lesson.html uses these ids).
-OBJECTIVES = ("objectives-title", "After this lesson you can")
-KEY_POINTS = ("key-points-title", "Key points")
-FURTHER_READING = ("further-reading", "Further reading")
+# Their titles are English here; the page shows them in its language (`BOX_IDS`).
+OBJECTIVES = ("objectives-title", N_("After this lesson you can"))
+KEY_POINTS = ("key-points-title", N_("Key points"))
+FURTHER_READING = ("further-reading", N_("Further reading"))
+BOX_IDS = {OBJECTIVES[0], KEY_POINTS[0], FURTHER_READING[0]}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ reloads when a quiz file, a lesson or course.yaml changes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from app.course import LESSONS_DIR, Course, LessonError, current_course, load_course
@@ -50,9 +51,22 @@ class Bank:
             self._languages[lang] = Bank(questions, self.course, self.files, lang)
         return self._languages[lang]
 
+    @cached_property
+    def titles(self) -> dict[str, str]:
+        """Map every slug to its lesson's title in this bank's language (the English where the
+        lesson has no translation; the slug where it is not written yet)."""
+        lessons = self.course.lessons_in(self.language)
+        return {s: lessons[s].title if s in lessons else s for s in self.course.slugs}
+
+    def section_title(self, slug: str) -> str:
+        """The title of the section lesson `slug` belongs to, in this bank's language."""
+        section = self.course.entries[slug].section
+        found = next((s for s in self.course.sections if s.title == section), None)
+        return found.title_in(self.language) if found else section
+
     def topics(self) -> list[dict]:
         """List every lesson in course order with its title, section and question counts."""
-        titles = self.course.titles
+        titles = self.titles
         out = []
         for slug in self.course.slugs:
             mine = [q for q in self.questions if q.topic == slug]
@@ -61,7 +75,7 @@ class Bank:
                 {
                     "slug": slug,
                     "title": titles[slug],
-                    "section": self.course.entries[slug].section,
+                    "section": self.section_title(slug),
                     "count": len(mine),
                     "kinds": {k: n for k, n in kinds.items() if n},
                     "difficulties": {d: sum(q.difficulty == d for q in mine) for d in DIFFICULTIES},

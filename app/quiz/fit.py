@@ -16,9 +16,10 @@ from collections.abc import Iterator
 
 from app.course import Course
 from app.course.glossary import Term, load_glossary
+from app.i18n import DEFAULT
 
 from . import generators
-from .bank import Bank
+from .bank import Bank, bank_of
 from .questions import Question
 
 DRAWN = ("numeric", "predict")  # fresh on every attempt
@@ -90,7 +91,13 @@ def on_topic(bank: Bank, q: Question, slug: str) -> bool:
 
 def self_check_pool(bank: Bank, slug: str) -> tuple[list[Question], list[Question]]:
     """Return the questions a lesson's self-check may ask: (its own file's, the rest of the
-    bank's on its topic), leaving out every question that needs something taught later."""
+    bank's on its topic), leaving out every question that needs something taught later.
+
+    The pool is chosen on the English questions (the glossary's patterns are English); a bank
+    in another language gets the same questions in its words."""
+    if bank.language != DEFAULT:
+        own, extra = self_check_pool(bank.course.memo("quiz bank", bank_of), slug)
+        return [bank.by_id[q.id] for q in own], [bank.by_id[q.id] for q in extra]
 
     def build(_course: Course) -> tuple[list[Question], list[Question]]:
         fits = [q for q in bank.questions if on_topic(bank, q, slug) and not misfits(bank, q, slug)]

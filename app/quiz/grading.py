@@ -139,7 +139,7 @@ def grade(bank: Bank, body, secret, graded: tokens.GradedDraws | None = None) ->
     elif "params" in body or "token" in body:
         name = "params" if "params" in body else "token"
         raise SubmissionError(name, f"a {q.kind} question takes no {name}")
-    result = GRADERS[q.kind](q, body["answer"], secret, params)
+    result = GRADERS[q.kind](q, body["answer"], secret, params, bank.language)
     # Claimed only now: an answer refused as malformed leaves the question open.
     if draw is not None and graded is not None and not graded.claim(draw):
         raise AlreadyGraded()
@@ -147,7 +147,7 @@ def grade(bank: Bank, body, secret, graded: tokens.GradedDraws | None = None) ->
         id=q.id,
         kind=q.kind,
         topic=q.topic,
-        topic_title=bank.course.titles[q.topic],
+        topic_title=bank.titles[q.topic],
         lesson_url=q.lesson_url,
     )
     if q.explanation and "explanation_html" not in result:
@@ -156,7 +156,7 @@ def grade(bank: Bank, body, secret, graded: tokens.GradedDraws | None = None) ->
     return result
 
 
-def _choice(q: Question, answer, secret, _params) -> dict:
+def _choice(q: Question, answer, secret, _params, _lang: str) -> dict:
     ids = option_ids(secret, q, "option", len(q.options))
     if q.kind == "single":
         if not isinstance(answer, str):
@@ -180,7 +180,7 @@ def _choice(q: Question, answer, secret, _params) -> dict:
     }
 
 
-def _numeric(q: Question, answer, _secret, params) -> dict:
+def _numeric(q: Question, answer, _secret, params, _lang: str) -> dict:
     if isinstance(answer, bool) or not isinstance(answer, int | float):
         raise SubmissionError("answer", "must be a number")
     try:
@@ -207,9 +207,9 @@ def _numeric(q: Question, answer, _secret, params) -> dict:
     return out
 
 
-def _predict(q: Question, answer, _secret, params) -> dict:
+def _predict(q: Question, answer, _secret, params, lang: str) -> dict:
     spec = q.predict
-    options = generators.predict_options(spec, params)
+    options = generators.predict_options(spec, params, lang)
     ids = [i for i, _ in options]
     chosen = set(_ids(answer, ids))
     truth = set(generators.predict_truth(spec, params))
@@ -223,11 +223,11 @@ def _predict(q: Question, answer, _secret, params) -> dict:
             {"id": i, "html": plain(label), "correct": i in truth, "chosen": i in chosen}
             for i, label in options
         ],
-        "steps": generators.describe_step(spec, params),
+        "steps": generators.describe_step(spec, params, lang),
     }
 
 
-def _order(q: Question, answer, secret, _params) -> dict:
+def _order(q: Question, answer, secret, _params, _lang: str) -> dict:
     ids = option_ids(secret, q, "item", len(q.items))
     if (
         not isinstance(answer, list)
@@ -248,7 +248,7 @@ def _order(q: Question, answer, secret, _params) -> dict:
     }
 
 
-def _match(q: Question, answer, secret, _params) -> dict:
+def _match(q: Question, answer, secret, _params, _lang: str) -> dict:
     rights = [p.right for p in q.pairs] + list(q.distractors)
     ids = option_ids(secret, q, "right", len(rights))
     lefts = [f"l{i}" for i in range(len(q.pairs))]
@@ -278,7 +278,7 @@ def _match(q: Question, answer, secret, _params) -> dict:
     return {"correct": all(p["correct"] for p in pairs), "pairs": pairs}
 
 
-def _explain(q: Question, answer, _secret, _params) -> dict:
+def _explain(q: Question, answer, _secret, _params, _lang: str) -> dict:
     if not isinstance(answer, str):
         raise SubmissionError("answer", "must be your explanation as a string (it may be empty)")
     if len(answer) > MAX_EXPLAIN:

@@ -53,9 +53,9 @@ def public(
         "tags": list(q.tags),
         "seed_questions": list(q.seed_questions),
         "topic": q.topic,
-        "topic_title": bank.course.titles[q.topic],
+        "topic_title": bank.titles[q.topic],
         "chosen_topic": chosen,
-        "chosen_topic_title": bank.course.titles[chosen],
+        "chosen_topic_title": bank.titles[chosen],
         "lesson_url": q.lesson_url,
     }
     if q.kind in ("single", "multiple"):
@@ -63,7 +63,7 @@ def public(
     elif q.kind == "numeric":
         data.update(_numeric(q, secret, rng))
     elif q.kind == "predict":
-        data.update(_predict(q, secret, rng, drawn))
+        data.update(_predict(q, secret, rng, drawn, bank.language))
     elif q.kind == "order":
         data.update(_order(q, secret, rng))
     elif q.kind == "match":
@@ -95,17 +95,19 @@ def _numeric(q: Question, secret, rng: random.Random) -> dict:
     }
 
 
-def _predict(q: Question, secret, rng: random.Random, drawn: dict | None = None) -> dict:
+def _predict(
+    q: Question, secret, rng: random.Random, drawn: dict | None = None, lang: str = "en"
+) -> dict:
     spec = q.predict
     values = drawn if drawn is not None else generators.draw_predict(spec, rng)
-    env = generators.predict_env(spec, values)
+    env = generators.predict_env(spec, values, lang)
     return {
         "prompt_html": render(generators.fill(q.prompt, env)),
         "select": "many",
         "options": [
             # Checking "none" clears the chunks, and a chunk clears "none".
             {"id": i, "html": plain(label), **({"exclusive": True} if i == generators.NONE else {})}
-            for i, label in generators.predict_options(spec, values)
+            for i, label in generators.predict_options(spec, values, lang)
         ],
         "figure": generators.figure(spec, values),
         "params": values,

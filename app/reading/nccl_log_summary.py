@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-TIMES = {0: "no times", 1: "once", 2: "twice"}
+from app.i18n import N_
+from app.i18n.catalog import translate
 
 
 def tree_depth(parents: dict[int, int]) -> int:
@@ -51,46 +52,83 @@ def crossings(reading: dict) -> dict:
     return {"per_channel": per_channel}
 
 
-def _times(n: int) -> str:
-    return TIMES.get(n, f"{n} times")
+def _crossing_clause(counts: list[int], lang: str) -> str | None:
+    """Say how often the rings cross the network per channel (None: unknown)."""
+    if counts == [0]:
+        return translate(lang, "rings stay inside a node")
+    if len(counts) == 1:
+        times = {
+            1: N_("rings cross the network once per channel"),
+            2: N_("rings cross the network twice per channel"),
+        }
+        if counts[0] in times:
+            return translate(lang, times[counts[0]])
+        return translate(lang, "rings cross the network %(n)s times per channel", n=counts[0])
+    if counts:
+        return translate(
+            lang,
+            "rings cross the network %(low)s to %(high)s times per channel",
+            low=counts[0],
+            high=counts[-1],
+        )
+    return None
 
 
-def summarize(reading: dict) -> str:
-    """Return one sentence: ranks, nodes, channels, network crossings, trees, NVLS, transports."""
-    parts = []
+def _head(reading: dict, lang: str) -> str:
+    """The sentence's start: ranks, then nodes (or hosts), then NCCL's version."""
     ranks, nodes, hosts = reading["ranks"], reading["node_count"], len(reading["nodes"])
     if not ranks:
-        head = "An unknown number of ranks"
+        head = translate(lang, "An unknown number of ranks")
+    elif reading["ranks_from_init"]:
+        head = translate(lang, "%(n)s ranks", n=ranks)
     else:
-        head = f"{ranks} ranks" if reading["ranks_from_init"] else f"At least {ranks} ranks"
+        head = translate(lang, "At least %(n)s ranks", n=ranks)
     if nodes:
-        head += f" on {nodes} node" + ("s" if nodes != 1 else "")
-    elif hosts:
-        head += f" on {hosts} host" + ("s" if hosts != 1 else "") + " named in the log"
-    if reading["version"]:
-        head += f" (NCCL {reading['version']})"
-    parts.append(head)
-    if reading["channel_count"]:
-        parts.append(
-            f"{reading['channel_count']} channel" + ("s" if reading["channel_count"] != 1 else "")
+        head += (
+            translate(lang, " on 1 node")
+            if nodes == 1
+            else translate(lang, " on %(n)s nodes", n=nodes)
         )
-    counts = sorted({c["count"] for c in reading["crossings"]["per_channel"]})
-    if counts == [0]:
-        parts.append("rings stay inside a node")
-    elif len(counts) == 1:
-        parts.append(f"rings cross the network {_times(counts[0])} per channel")
-    elif counts:
-        parts.append(f"rings cross the network {counts[0]} to {counts[-1]} times per channel")
+    elif hosts:
+        head += (
+            translate(lang, " on 1 host named in the log")
+            if hosts == 1
+            else translate(lang, " on %(n)s hosts named in the log", n=hosts)
+        )
+    if reading["version"]:
+        head += translate(lang, " (NCCL %(version)s)", version=reading["version"])
+    return head
+
+
+def summarize(reading: dict, lang: str = "en") -> str:
+    """Return one sentence, in `lang`: ranks, nodes, channels, network crossings, trees, NVLS,
+    transports."""
+    parts = [_head(reading, lang)]
+    channels = reading["channel_count"]
+    if channels:
+        parts.append(
+            translate(lang, "1 channel")
+            if channels == 1
+            else translate(lang, "%(n)s channels", n=channels)
+        )
+    crossing = _crossing_clause(
+        sorted({c["count"] for c in reading["crossings"]["per_channel"]}), lang
+    )
+    if crossing:
+        parts.append(crossing)
     depths = [t["depth"] for t in reading["trees"] if t["edges"]]
     if depths:
-        parts.append(f"trees up to {max(depths) + 1} levels")
+        parts.append(translate(lang, "trees up to %(n)s levels", n=max(depths) + 1))
     if reading["nvls"]["present"]:
-        parts.append("NVLS (NVLink SHARP) set up")
+        parts.append(translate(lang, "NVLS (NVLink SHARP) set up"))
     if reading["collnet"]["present"]:
-        parts.append("CollNet set up")
+        parts.append(translate(lang, "CollNet set up"))
     kinds = Counter(e["kind"] for c in reading["channels"] for e in c["edges"])
     if kinds:
-        parts.append("connections: " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()))
+        listed = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
+        parts.append(translate(lang, "connections: %(list)s", list=listed))
     if reading["tuning"]["choices"]:
-        parts.append(f"{len(reading['tuning']['choices'])} tuning choice(s) logged")
-    return ", ".join(parts) + "."
+        parts.append(
+            translate(lang, "%(n)s tuning choice(s) logged", n=len(reading["tuning"]["choices"]))
+        )
+    return translate(lang, ", ").join(parts) + translate(lang, ".")

@@ -17,6 +17,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from app.costs.nccl_tests import bus_factor
+from app.i18n import N_
 
 MAX_TEXT_CHARS = 1_000_000
 MAX_ROWS = 2_000
@@ -119,21 +120,11 @@ class Reading:
             if (p := getattr(row, name)) and p.consistent is False
         ]
 
-    def summary(self) -> str:
-        """Say in one sentence what was read: collective, ranks, sizes and the peak."""
-        what = self.collective or "an unnamed collective"
-        on = f"{self.ranks} ranks ({self.ranks_from})" if self.ranks else "unknown ranks"
-        if self.nodes:
-            on += f" on {self.nodes} node{'s' if self.nodes > 1 else ''}"
-        text = f"{what} on {on}: {len(self.rows)} size{'s' if len(self.rows) != 1 else ''}"
-        peak = self.peak()
-        if peak:
-            where = peak["placement"].replace("_", "-")
-            text += f"; peak busbw {peak['busbw_gbs']:g} GB/s at {peak['size_bytes']:,} B ({where})"
-        bad = len(self.inconsistent())
-        if bad:
-            text += f"; {bad} measurement{'s fail' if bad > 1 else ' fails'} the busbw check"
-        return text + "."
+    def summary(self, lang: str = "en") -> str:
+        """Say in one sentence (in `lang`) what was read: collective, ranks, sizes and the peak."""
+        from .nccl_tests_summary import summary
+
+        return summary(self, lang)
 
     def as_dict(self) -> dict:
         """Return JSON-ready data (non-finite numbers are already None)."""
@@ -293,11 +284,13 @@ def _reading(rows, hosts, binary, version, avg, table, truncated, collective, ra
         out_of_place, in_place = (g and _placement(g, size, name, count) for g in groups)
         reading.rows.append(Row(size, elements, dtype, redop, root, out_of_place, in_place))
     if truncated:
-        reading.notes.append("the paste ends or breaks mid-row: only whole placements were kept")
+        reading.notes.append(
+            N_("the paste ends or breaks mid-row: only whole placements were kept")
+        )
     if name is None:
-        reading.notes.append("collective unknown: no *_perf name in the text; choose one")
+        reading.notes.append(N_("collective unknown: no *_perf name in the text; choose one"))
     if count is None:
-        reading.notes.append("ranks unknown: no '#  Rank' lines; give the number of ranks")
+        reading.notes.append(N_("ranks unknown: no '#  Rank' lines; give the number of ranks"))
     return reading
 
 
@@ -307,7 +300,7 @@ def _collective(binary: str | None, given: str | None) -> tuple[str | None, str]
             raise NcclTestsError(
                 f"collective must be one of {', '.join(COLLECTIVES)}; got {given!r}"
             )
-        return given, "caller"
+        return given, N_("caller")
     return (BINARIES[binary], "header") if binary else (None, "")
 
 
@@ -315,11 +308,11 @@ def _ranks(hosts: dict, given, collective: str | None, rows) -> tuple[int | None
     if given is not None:
         if isinstance(given, bool) or not isinstance(given, int) or not 1 <= given <= MAX_RANKS:
             raise NcclTestsError(f"ranks must be an integer in 1..{MAX_RANKS}; got {given!r}")
-        return given, "caller"
+        return given, N_("caller")
     if hosts:
-        return len(hosts), "rank lines"
+        return len(hosts), N_("rank lines")
     inferred = _ranks_from_factor(collective, rows)
-    return (inferred, "busbw/algbw") if inferred else (None, "")
+    return (inferred, N_("busbw/algbw")) if inferred else (None, "")
 
 
 def _ranks_from_factor(collective: str | None, rows) -> int | None:

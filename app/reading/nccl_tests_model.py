@@ -15,6 +15,8 @@ import math
 
 from app.costs import HARDWARE, SYSTEMS, busbw_gbs, cost_line, units
 from app.costs.model import MAX_SEGMENTS
+from app.i18n import N_
+from app.i18n.catalog import translate
 
 from .nccl_tests import NcclTestsError, Reading
 
@@ -98,15 +100,23 @@ def predict(collective: str, ranks: int, size: float, link: dict) -> tuple[float
     return time_s, busbw, intercept / time_s if time_s else 0.0
 
 
-def model_beside(reading: Reading, preset: str) -> dict:
-    """Return the model's curve for `reading` on `preset` and the sentence comparing them."""
+def model_beside(reading: Reading, preset: str, lang: str = "en") -> dict:
+    """Return the model's curve for `reading` on `preset` and the sentence comparing them (in
+    `lang`)."""
     if reading.collective is None or reading.ranks is None:
-        missing = "collective" if reading.collective is None else "ranks"
-        return {"preset": preset, "points": [], "sentence": f"No model: the {missing} is unknown."}
+        missing = N_("No model: the collective is unknown.")
+        if reading.collective is not None:
+            missing = N_("No model: the ranks is unknown.")
+        return {"preset": preset, "points": [], "sentence": translate(lang, missing)}
     link = link_for(preset, reading.ranks, reading.nodes)
     if reading.collective not in ALGORITHM or reading.ranks < 2:
-        why = "one rank moves nothing" if reading.ranks < 2 else f"no model of {reading.collective}"
-        return {"preset": preset, "link": link, "points": [], "sentence": f"No model: {why}."}
+        if reading.ranks < 2:
+            sentence = translate(lang, "No model: one rank moves nothing.")
+        else:
+            sentence = translate(
+                lang, "No model: no model of %(collective)s.", collective=reading.collective
+            )
+        return {"preset": preset, "link": link, "points": [], "sentence": sentence}
     points = []
     for row in reading.rows:
         time_s, busbw, latency_share = predict(
@@ -124,7 +134,7 @@ def model_beside(reading: Reading, preset: str) -> dict:
                 "measured_busbw_gbs": max(measured) if measured else None,
             }
         )
-    verdict, sentence = compare(reading.collective, points, link)
+    verdict, sentence = compare(reading.collective, points, link, lang)
     return {
         "preset": preset,
         "algorithm": ALGORITHM[reading.collective],
@@ -135,12 +145,34 @@ def model_beside(reading: Reading, preset: str) -> dict:
     }
 
 
-def compare(collective: str, points: list[dict], link: dict) -> tuple[str, str]:
-    """Say where the measurement falls short of the model, or beats it, and the likely reason."""
+BEYOND_REASONS = {
+    "allreduce": N_(
+        "in-network reduction (NVLS on NVSwitch, or SHARP/CollNet on the switches): the switch "
+        "adds, so a GPU sends each byte once and busbw passes the point-to-point bound"
+    ),
+    None: N_("the preset's links are slower than this system's"),
+}
+SHORT_REASONS = {
+    "latency": N_(
+        "latency: the model's time there is mostly α·steps, and NCCL also pays a base "
+        "latency of 6.6–14 µs per call and a kernel launch that the α-β model leaves out"
+    ),
+    "protocol": N_(
+        "protocol overhead: NCCL's LL and LL128 protocols spend 50% and 6% of each line on "
+        "flags, and Simple's bulk copies wait on fences, below the wire's rate"
+    ),
+}
+
+
+def compare(collective: str, points: list[dict], link: dict, lang: str = "en") -> tuple[str, str]:
+    """Say (in `lang`) where the measurement falls short of the model, or beats it, and the
+    likely reason."""
     # Below 0.1 GB/s nccl-tests prints one significant digit (0.01): too coarse for a ratio.
     rated = [p for p in points if (p["measured_busbw_gbs"] or 0) >= MIN_RATED and p["busbw_gbs"]]
     if not rated:
-        return "unknown", "No size has a busbw of 0.1 GB/s or more to compare with the model."
+        return "unknown", translate(
+            lang, "No size has a busbw of 0.1 GB/s or more to compare with the model."
+        )
     for p in rated:
         p["ratio"] = p["measured_busbw_gbs"] / p["busbw_gbs"]
     # Only a bandwidth-bound size with a busbw printed to 3+ digits can beat the link's bound.
@@ -149,42 +181,49 @@ def compare(collective: str, points: list[dict], link: dict) -> tuple[str, str]:
     ]
     best = max(bandwidth_bound, key=lambda p: p["ratio"], default=None)
     if best and best["ratio"] > BEYOND:
-        why = (
-            "in-network reduction (NVLS on NVSwitch, or SHARP/CollNet on the switches): the switch "
-            "adds, so a GPU sends each byte once and busbw passes the point-to-point bound"
-            if collective == "allreduce"
-            else "the preset's links are slower than this system's"
-        )
-        return "beyond", (
-            f"At {units.size(best['size_bytes'])} the measured busbw "
-            f"({units.bandwidth(best['measured_busbw_gbs'])}) is {best['ratio']:.2f}× the model's "
-            f"{units.bandwidth(best['busbw_gbs'])} on {link['label']}: likely {why}."
+        why = BEYOND_REASONS.get(collective, BEYOND_REASONS[None])
+        return "beyond", translate(
+            lang,
+            "At %(size)s the measured busbw (%(measured)s) is %(ratio)s× the model's %(model)s "
+            "on %(link)s: likely %(why)s.",
+            size=units.size(best["size_bytes"]),
+            measured=units.bandwidth(best["measured_busbw_gbs"]),
+            ratio=f"{best['ratio']:.2f}",
+            model=units.bandwidth(best["busbw_gbs"]),
+            link=link["label"],
+            why=translate(lang, why),
         )
     worst = min(rated, key=lambda p: p["ratio"])
     largest = max(rated, key=lambda p: p["size_bytes"])
     if worst["ratio"] * BEYOND >= 1:
-        return "matches", (
-            f"From {units.size(rated[0]['size_bytes'])} to {units.size(largest['size_bytes'])} "
-            f"the measurement is within 5% of the model on {link['label']}, or above it."
+        return "matches", translate(
+            lang,
+            "From %(low)s to %(high)s the measurement is within 5%% of the model on %(link)s, "
+            "or above it.",
+            low=units.size(rated[0]["size_bytes"]),
+            high=units.size(largest["size_bytes"]),
+            link=link["label"],
         )
-    if worst["latency_share"] >= LATENCY_BOUND:
-        reason = (
-            "latency: the model's time there is mostly α·steps, and NCCL also pays a base "
-            "latency of 6.6–14 µs per call and a kernel launch that the α-β model leaves out"
-        )
-    else:
-        reason = (
-            "protocol overhead: NCCL's LL and LL128 protocols spend 50% and 6% of each line on "
-            "flags, and Simple's bulk copies wait on fences, below the wire's rate"
-        )
+    bound = "latency" if worst["latency_share"] >= LATENCY_BOUND else "protocol"
     at_largest = (
         ""
         if worst is largest
-        else f"; at {units.size(largest['size_bytes'])} it reaches {largest['ratio']:.0%} of the "
-        f"model's {units.bandwidth(largest['busbw_gbs'])}"
+        else translate(
+            lang,
+            "; at %(size)s it reaches %(percent)s of the model's %(model)s",
+            size=units.size(largest["size_bytes"]),
+            percent=f"{largest['ratio']:.0%}",
+            model=units.bandwidth(largest["busbw_gbs"]),
+        )
     )
-    return "short", (
-        f"The measurement falls furthest short of the model at {units.size(worst['size_bytes'])} "
-        f"({worst['ratio']:.0%} of the model's {units.bandwidth(worst['busbw_gbs'])} busbw on "
-        f"{link['label']}), likely {reason}{at_largest}."
+    return "short", translate(
+        lang,
+        "The measurement falls furthest short of the model at %(size)s (%(percent)s of the "
+        "model's %(model)s busbw on %(link)s), likely %(reason)s%(more)s.",
+        size=units.size(worst["size_bytes"]),
+        percent=f"{worst['ratio']:.0%}",
+        model=units.bandwidth(worst["busbw_gbs"]),
+        link=link["label"],
+        reason=translate(lang, SHORT_REASONS[bound]),
+        more=at_largest,
     )

@@ -20,6 +20,7 @@ import functools
 from collections.abc import Iterable, Sequence
 
 from app.collectives import Step, Trace
+from app.i18n import DEFAULT
 
 from . import serialize
 from .topology_svg import topology_svg
@@ -63,12 +64,12 @@ def initial_state(trace: Trace) -> list[list]:
     return cells(entries, trace.dtype)
 
 
-def start(trace: Trace) -> dict:
+def start(trace: Trace, lang: str = DEFAULT) -> dict:
     """`sim_start`: serialize's, with the initial cells in the compact form, and the topology's
-    picture as markup (`layout.topology_svg`, app/web/topology_svg.py): the view the browser
-    animates, drawn once, here."""
+    picture as markup (`layout.topology_svg`, app/web/topology_svg.py) with its words in
+    `lang`: the view the browser animates, drawn once, here."""
     out = serialize.start(trace, cells=initial_state)
-    out["layout"]["topology_svg"] = topology_svg(trace)
+    out["layout"]["topology_svg"] = topology_svg(trace, lang)
     return out
 
 

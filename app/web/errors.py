@@ -9,11 +9,25 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, current_app, jsonify, render_template, request
+from flask_babel import gettext as _
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 
+from app.i18n import N_
 from app.i18n.errors import translate_error
 
 log = logging.getLogger(__name__)
+
+# An error page's title in the reader's language (the JSON under /api/ keeps HTTP's English).
+PAGE_TITLES = {
+    400: N_("Bad Request"),
+    403: N_("Forbidden"),
+    404: N_("Not Found"),
+    405: N_("Method Not Allowed"),
+    413: N_("Request Entity Too Large"),
+    429: N_("Too Many Requests"),
+    500: N_("Internal Server Error"),
+    503: N_("Service Unavailable"),
+}
 
 
 class InputError(ValueError):
@@ -44,8 +58,9 @@ def error_response(e: HTTPException):
     if request.path.startswith("/api/"):
         response = jsonify(error=message)
     else:
+        title = _(PAGE_TITLES[e.code]) if e.code in PAGE_TITLES else e.name
         response = render_template(
-            "pages/error.html", code=e.code, title=e.name, message=error_text(message)
+            "pages/error.html", code=e.code, title=title, message=error_text(message)
         )
     headers = e.get_response().headers  # keeps Allow on 405 and Retry-After where set
     return response, e.code, [(k, v) for k, v in headers.items() if k in ("Allow", "Retry-After")]

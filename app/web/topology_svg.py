@@ -17,6 +17,7 @@ import jinja2
 from app.collectives import Trace
 from app.drawing.step0 import topology_label
 from app.drawing.topology import topology
+from app.i18n import DEFAULT
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -27,6 +28,7 @@ def _macro():
     return env.get_template("lab/_step0.html").module.topology_svg
 
 
-def topology_svg(trace: Trace) -> str:
-    """The run's topology before its first step, as one <svg> element's markup."""
-    return str(_macro()(topology(trace), topology_label(trace))).strip()
+def topology_svg(trace: Trace, lang: str = DEFAULT) -> str:
+    """The run's topology before its first step, as one <svg> element's markup; its words
+    (hover titles, labels, text alternative) in `lang`."""
+    return str(_macro()(topology(trace, lang), topology_label(trace, lang))).strip()

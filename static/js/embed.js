@@ -38,7 +38,7 @@
     }
     if (ok) session.showError("");
     else if (!requested) {
-      session.showError("Cannot reach the Collective Lab server.");
+      session.showError(_("Cannot reach the Collective Lab server."));
       return true;
     }
     return false;
@@ -51,7 +51,7 @@
       showing: () => ({ autoplay: opts.autoplay, step: 0 }),
       connection,
     });
-    session.player.loading("loading…");
+    session.player.loading(_("loading…"));
   }
 
   // Run `begin` once `el` is in view. In an iframe the observer measures against the top

@@ -25,8 +25,16 @@
   const MAX_CHANGED_OUTLINES = 256;
 
   // "r0+r1+r2", or with runs folded once the list is long: "r0…r15+r32…r47 (32 of 64)".
+  // The live grid's words as the server writes them in English (app/drawing/grid.py), in the
+  // page's language; a word already translated on the server is shown as it is.
+  const WORDS = {
+    "rank × chunk": _("rank × chunk"), "rank × destination": _("rank × destination"),
+    "k of p": _("k of p"), "blocks arrived": _("blocks arrived"),
+  };
+  const said = (text) => WORDS[text] || text;
+
   function holderList(holders, p) {
-    if (!holders || !holders.length) return "empty";
+    if (!holders || !holders.length) return _("empty");
     if (holders.length <= 6) return holders.map((r) => `r${r}`).join("+");
     const runs = [];
     let a = holders[0], b = a;
@@ -37,7 +45,7 @@
       a = b = h;
     }
     const text = runs.length > 6 ? runs.slice(0, 5).join("+") + "+…" : runs.join("+");
-    return `${text} (${holders.length} of ${p})`;
+    return _("{list} ({n} of {p})", { list: text, n: holders.length, p });
   }
 
   // Outlines drawn inside a cell, as lab.css draws them on the server's cells: [width, CSS
@@ -108,7 +116,7 @@
       if (this.canvas) this.canvas.title = i >= 0 ? this.text[Math.floor(i / this.cols)][i % this.cols] : "";
     }
 
-    _label(c) { return this.a2a ? `blocks for r${c}` : `chunk ${P.chunkLabel(c)}`; }
+    _label(c) { return this.a2a ? _("blocks for r{rank}", { rank: c }) : _("chunk {chunk}", { chunk: P.chunkLabel(c) }); }
 
     _cell(r, c) {
       const run = this.run, p = run.p;
@@ -119,13 +127,15 @@
           if (cell && cell.holders.length) from.push(s);
         }
         this.z[r][c] = from.length ? from.length : null;
-        this.text[r][c] = `rank ${r}, ${this._label(c)}: ${from.length ? "from " + from.map((s) => `r${s}`).slice(0, 12).join(", ") + (from.length > 12 ? ", …" : "") : "none yet"} (${from.length} of ${p})`;
+        const senders = from.map((s) => `r${s}`).slice(0, 12).join(", ") + (from.length > 12 ? ", …" : "");
+        const held = from.length ? _("from {senders}", { senders }) : _("none yet");
+        this.text[r][c] = _("rank {rank}, {what}: {held} ({n} of {p})", { rank: r, what: this._label(c), held, n: from.length, p });
         return;
       }
       const cell = run.cell(r, c);
       const holders = cell ? cell.holders : [];
       this.z[r][c] = holders.length ? (this.zmax > 1 ? holders.length : 1) : null;
-      this.text[r][c] = `rank ${r}, ${this._label(c)}: ${holderList(holders, p)}`;
+      this.text[r][c] = _("rank {rank}, {what}: {held}", { rank: r, what: this._label(c), held: holderList(holders, p) });
     }
 
     update(changed) {
@@ -161,7 +171,7 @@
       const g = this.g, p = this.run.p, cols = this.cols;
       const bar = g.scale ? " var(--s0-bar-w)" : "";
       const parts = [`<div class="step0 step0-grid${g.gaps ? " s0-gaps" : ""}${g.scale ? " s0-scaled" : ""}"`
-        + ` data-role="buffer-grid" role="img" aria-label="${esc(`Buffers, ${g.what}, shaded by contributions held`)}"`
+        + ' data-role="buffer-grid" role="img" aria-label="' + esc(_("Buffers, {what}, shaded by contributions held", { what: said(g.what) })) + '"'
         + ` style="--cols: ${cols}; grid-template-columns: var(--s0-label-w) repeat(${cols}, minmax(0, 1fr))${bar};`
         + ` grid-template-rows: var(--s0-label-h) repeat(${p}, minmax(0, 1fr))"><span></span>`];
       for (const text of g.col_labels) parts.push(`<span class="s0-col">${esc(text)}</span>`);
@@ -169,7 +179,7 @@
         const stops = P.CIVIDIS.map((s) => s[1]).join(", ");
         const ticks = g.ticks.map((t) => `<b class="s0-tick" style="top: ${100 - (100 * t) / g.top}%">${t}</b>`).join("");
         parts.push(`<span class="s0-bar" style="grid-row: 2 / span ${p}; grid-column: ${cols + 2}; background: linear-gradient(0deg, ${stops})">${ticks}</span>`
-          + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(g.scale_title)}</span>`);
+          + `<span class="s0-bar-title" style="grid-row: 1; grid-column: ${cols + 2}">${esc(said(g.scale_title))}</span>`);
       }
       for (let r = 0; r < p; r++) parts.push(`<span class="s0-row" style="grid-area: ${r + 2} / 1">${esc(g.row_labels[r])}</span>`);
       this.goalCells = new Set(this.goal.map(([r, c]) => r * cols + c));

@@ -161,7 +161,7 @@
     }
 
     // A node's short name: r3 for a rank, the switch's name for a switch.
-    nodeName(q) { return q < this.p ? `r${q}` : (this.switches[q - this.p] || {}).name || `switch ${q}`; }
+    nodeName(q) { return q < this.p ? `r${q}` : (this.switches[q - this.p] || {}).name || _("switch {n}", { n: q }); }
 
     // Bytes on each link in step i alone, as a sparse map src*nodes+dst → {bytes, chunks}.
     stepLinks(i) {
@@ -178,7 +178,7 @@
     }
 
     phase(i) {
-      if (i < 0) return "before the first step";
+      if (i < 0) return _("before the first step");
       return (this.steps[i] && this.steps[i].phase) || (this.start.phases || [])[i] || "";
     }
   }
@@ -261,7 +261,7 @@
         if (this.awaiting !== ticket) return; // a newer simulate replaced this one
         this.awaiting = null;
         if (!ack || !ack.ok) {
-          this.handlers.error((ack && ack.error) || "the server refused the simulation", null);
+          this.handlers.error((ack && ack.error) || _("the server refused the simulation"), null);
           return;
         }
         this.currentId = ack.run_id;

@@ -65,7 +65,7 @@
     if (int(ui.ranks, 8) > e.max_ranks) ui.ranks.value = String(e.max_ranks);
     const ranks = int(ui.ranks, 8);
     ui.ranksValue.textContent = String(ranks);
-    ui.ranks.setAttribute("aria-valuetext", `${ranks} ranks`);
+    ui.ranks.setAttribute("aria-valuetext", _("{n} ranks", { n: ranks }));
     ui.description.textContent = e.description;
     show("op", e.reduces);
     show("root", e.uses_root);
@@ -94,11 +94,12 @@
       if (elements > limit) elements = Math.floor(limit / step) * step;
       ui.elements.value = String(elements);
     }
-    ui.hint.textContent = `${e.divisible ? "Elements must be a multiple of ranks (equal blocks). " : ""}`
-      + `Up to ${limit} elements at ${ranks} ranks.`;
+    ui.hint.textContent = (e.divisible ? _("Elements must be a multiple of ranks (equal blocks).") + " " : "")
+      + _("Up to {limit} elements at {ranks} ranks.", { limit, ranks });
     if (!config.keep_url) {
       history.replaceState(null, "", `${config.urls.lab}?${query()}`);
-      document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · Lab · Collective Lab`;
+      const lab = _("Lab");
+      document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · ${lab} · Collective Lab`;
     }
     if (lab.dataset.ran) ui.run.classList.add("stale");
   }
@@ -144,7 +145,8 @@
 
   function openShare() {
     const link = shareLink();
-    const name = `${title()} (${ui.algorithm.value.replace(/_/g, " ")}) on ${int(ui.ranks, 8)} ranks, Collective Lab`;
+    const name = _("{title} ({algorithm}) on {ranks} ranks, Collective Lab",
+      { title: title(), algorithm: ui.algorithm.value.replace(/_/g, " "), ranks: int(ui.ranks, 8) });
     // The frame, and the one-line script that sizes it to its content (static/js/embed-resize.js).
     const snippet = `<iframe src="${global.CollectiveLab.escapeHtml(embedUrl())}" width="760" height="520" `
       + `style="border:0;max-width:100%" title="${global.CollectiveLab.escapeHtml(name)}" loading="lazy" data-collective-lab></iframe>\n`
@@ -152,8 +154,8 @@
     ui.dialog.querySelector('[data-role="share-link"]').value = link;
     ui.dialog.querySelector('[data-role="share-snippet"]').value = snippet;
     ui.dialog.querySelector('[data-role="share-note"]').textContent = predicting
-      ? "The embed asks for a prediction before each step, then reveals it"
-      : "The embed autoplays and loops";
+      ? _("The embed asks for a prediction before each step, then reveals it")
+      : _("The embed autoplays and loops");
     ui.dialog.querySelector('[data-role="copy-status"]').textContent = "";
     ui.dialog.showModal();
   }
@@ -164,9 +166,9 @@
     field.select();
     try {
       await navigator.clipboard.writeText(field.value);
-      status.textContent = "Copied.";
+      status.textContent = _("Copied.");
     } catch (err) {
-      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+      status.textContent = _("Selected: press Ctrl+C (⌘C) to copy.");
     }
   }
 
@@ -189,7 +191,7 @@
     lab.dataset.ran = "1";
     ui.run.classList.remove("stale");
     showError("");
-    player.loading("starting…");
+    player.loading(_("starting…"));
     client.simulate(Object.assign({}, params || formParams(), { seed: 0, interval_ms: 0 }));
   }
 

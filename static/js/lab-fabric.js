@@ -41,29 +41,29 @@
       this.list.replaceChildren();
       const shape = SHAPES[this.select.value];
       if (!shape || !this.run) {
-        this.out.textContent = "Choose a network to see this run's steps on its links.";
+        this.out.textContent = _("Choose a network to see this run's steps on its links.");
         return;
       }
       const s = this.run.start;
       const others = this.catalog.filter((e) => e.collective === s.collective && e.algorithm !== s.algorithm);
       if (!others.length || s.ranks < 2) {
-        this.out.textContent = "The physical view needs two or more ranks and a collective with a second algorithm to race against.";
+        this.out.textContent = _("The physical view needs two or more ranks and a collective with a second algorithm to race against.");
         return;
       }
       const query = Object.assign({
         collective: s.collective, algorithms: `${s.algorithm},${others[0].algorithm}`,
         ranks: s.ranks, bytes: this.run.itemsize * s.elements,
       }, shape(s.ranks));
-      this.out.textContent = "Asking the server…";
+      this.out.textContent = _("Asking the server…");
       try {
-        const r = await fetch(`/api/race?${new URLSearchParams(query)}`);
+        const r = await fetch(`/api/race?${new URLSearchParams(Object.assign(query, { lang: CL.lang }))}`);
         const body = await r.json();
         if (asked !== this.asked) return;
-        if (!r.ok) throw new Error(body.error || `the server answered ${r.status}`);
+        if (!r.ok) throw new Error(body.error || _("the server answered {status}", { status: r.status }));
         this.data = { race: body, run: body.runs.find((x) => x.algorithm === s.algorithm) };
         this.render();
       } catch (e) {
-        if (asked === this.asked) this.out.textContent = `No physical view: ${e.message}`;
+        if (asked === this.asked) this.out.textContent = _("No physical view: {message}", { message: e.message });
       }
     }
 
@@ -74,15 +74,19 @@
       const k = this.run.cursor;
       this.el.dataset.step = String(k);
       if (k < 0 || k >= run.steps.length) {
-        this.out.textContent = `On ${race.topology.label}: ${run.steps.length} steps, ${F.formatTime(run.time_s)} in all`
-          + (run.bottleneck ? `; the costliest link: ${F.linkName(run.bottleneck)}.` : ".");
+        const facts = { topology: race.topology.label, n: run.steps.length, time: F.formatTime(run.time_s) };
+        this.out.textContent = run.bottleneck
+          ? _("On {topology}: {n} steps, {time} in all; the costliest link: {link}.", Object.assign(facts, { link: F.linkName(run.bottleneck) }))
+          : _("On {topology}: {n} steps, {time} in all.", facts);
         this.list.replaceChildren();
         return;
       }
       const step = run.steps[k];
       const b = step.bottleneck;
-      this.out.textContent = `Step ${k + 1} on ${race.topology.label}: ${F.formatTime(step.time_s)}; bottleneck `
-        + (b ? `${F.linkName(b)}, carrying ${CL.formatBytes(b.bytes, "binary")}.` : "none (α only).");
+      const facts = { k: k + 1, topology: race.topology.label, time: F.formatTime(step.time_s) };
+      this.out.textContent = b
+        ? _("Step {k} on {topology}: {time}; bottleneck {link}, carrying {bytes}.", Object.assign(facts, { link: F.linkName(b), bytes: CL.formatBytes(b.bytes, "binary") }))
+        : _("Step {k} on {topology}: {time}; bottleneck none (α only).", facts);
       const order = step.links.map((_, i) => i).sort((x, y) => step.utilisation[y] - step.utilisation[x]).slice(0, SHOWN);
       this.list.replaceChildren(...order.map((i) => {
         const li = document.createElement("li");

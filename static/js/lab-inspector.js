@@ -32,8 +32,12 @@
       const a2a = facts.allToAll;
       const pick = document.createElement("div");
       pick.className = "inspect-pick";
-      pick.innerHTML = `<label>rank <select data-role="pick-rank" aria-label="Rank to inspect"></select></label>
-        <label>${a2a ? "blocks for" : "chunk"} <select data-role="pick-col" aria-label="${a2a ? "Destination rank" : "Chunk"} to inspect"></select></label>`;
+      const words = {
+        rank: _("rank"), rankAria: _("Rank to inspect"),
+        col: a2a ? _("blocks for") : _("chunk"), colAria: a2a ? _("Destination rank to inspect") : _("Chunk to inspect"),
+      };
+      pick.innerHTML = `<label>${words.rank} <select data-role="pick-rank" aria-label="${words.rankAria}"></select></label>
+        <label>${words.col} <select data-role="pick-col" aria-label="${words.colAria}"></select></label>`;
       const rs = pick.querySelector('[data-role="pick-rank"]'), cs = pick.querySelector('[data-role="pick-col"]');
       V.range(run.p).forEach((r) => rs.add(new Option(`r${r}`, r)));
       V.range(a2a ? run.p : run.C).forEach((c) => cs.add(new Option(a2a ? `r${c}` : P.chunkLabel(c), c)));
@@ -44,7 +48,7 @@
       this.colSelect = cs;
       this.body = document.createElement("div");
       this.body.className = "inspect-body";
-      this.body.innerHTML = '<p class="muted">Click a cell of the buffer grid, or pick a rank and a chunk above.</p>';
+      this.body.innerHTML = '<p class="muted">' + _("Click a cell of the buffer grid, or pick a rank and a chunk above.") + "</p>";
       this.el.append(pick, this.body);
     }
 
@@ -59,8 +63,8 @@
     render() {
       if (!this.sel || !this.run) return;
       const [r, c] = this.sel, run = this.run;
-      const when = run.cursor < 0 ? "before the first step" : `after step ${run.cursor + 1}`;
-      const follow = this.pinned ? "" : '<p class="muted small follow">Following what each step changes; click a cell to keep one.</p>';
+      const when = run.cursor < 0 ? _("before the first step") : _("after step {k}", { k: run.cursor + 1 });
+      const follow = this.pinned ? "" : '<p class="muted small follow">' + _("Following what each step changes; click a cell to keep one.") + "</p>";
       this.body.innerHTML = (this.facts.allToAll ? this._allToAll(r, c, when) : this._chunk(r, c, when)) + follow;
     }
 
@@ -70,20 +74,23 @@
       const holders = cell ? cell.holders : [];
       const [start, stop] = run.chunks[c];
       const esc = CL.escapeHtml, full = this.facts.reduces ? p : 1;
-      const head = `<p class="inspect-head"><strong>rank ${r} · chunk ${esc(P.chunkLabel(c))}</strong>
-        <span class="badge ${holders.length === full ? "ok" : "pending"}" title="contributions held">${holders.length}/${full}</span>
-        <span class="muted">${when} · ${stop - start === 1 ? `element ${start}` : `elements ${start}–${stop - 1}`}</span></p>`;
-      if (!holders.length) return head + `<p>Rank ${r} does not hold chunk ${esc(P.chunkLabel(c))} yet.</p>`;
+      const span = stop - start === 1 ? _("element {i}", { i: start }) : _("elements {first}–{last}", { first: start, last: stop - 1 });
+      const title = _("rank {rank} · chunk {chunk}", { rank: r, chunk: esc(P.chunkLabel(c)) }), heldWord = _("contributions held");
+      const head = `<p class="inspect-head"><strong>${title}</strong>
+        <span class="badge ${holders.length === full ? "ok" : "pending"}" title="${heldWord}">${holders.length}/${full}</span>
+        <span class="muted">${when} · ${span}</span></p>`;
+      if (!holders.length) return head + "<p>" + _("Rank {rank} does not hold chunk {chunk} yet.", { rank: r, chunk: esc(P.chunkLabel(c)) }) + "</p>";
       const values = (cell.values || []);
-      if (!values.length) return head + "<p class=\"muted\">Values are not sent for runs this large.</p>";
+      if (!values.length) return head + '<p class="muted">' + _("Values are not sent for runs this large.") + "</p>";
       const n = stop - start;
-      const shown = values.length < n ? `the first ${values.length} of ${n} values were` : n === 1 ? "its value was" : `its ${n} values were`;
+      const how = values.length < n ? _("How the first {shown} of {n} values were formed:", { shown: values.length, n })
+        : n === 1 ? _("How its value was formed:") : _("How its {n} values were formed:", { n });
       const lines = values.map((v, i) => `<li><code>${esc(this._formation(v, i, holders, c, r))}</code></li>`).join("");
       let note = "";
       if (op === "avg" && this.facts.reduces) {
-        note = `<p class="muted small">avg: the transfers add; each rank divides by p = ${p} once at the end, so the output is this sum ÷ ${p}.</p>`;
+        note = '<p class="muted small">' + _("avg: the transfers add; each rank divides by p = {p} once at the end, so the output is this sum ÷ {p}.", { p }) + "</p>";
       }
-      return head + `<p class="small">How ${shown} formed:</p><ol class="formation">${lines}</ol>${note}`;
+      return head + `<p class="small">${how}</p><ol class="formation">${lines}</ol>${note}`;
     }
 
     _formation(v, i, holders, c, r) {
@@ -94,11 +101,12 @@
       };
       if (holders.length === 1) {
         const s = holders[0];
-        return `${formatValue(v)} = ${s === r ? "its own input" : `r${s}'s input, copied`}${s !== r && initial(s) !== undefined ? ` (${formatValue(initial(s))})` : ""}`;
+        const source = s === r ? _("its own input") : _("r{rank}'s input, copied", { rank: s });
+        return `${formatValue(v)} = ${source}${s !== r && initial(s) !== undefined ? ` (${formatValue(initial(s))})` : ""}`;
       }
       const terms = holders.map((s) => `${initial(s) === undefined ? "?" : formatValue(initial(s))} (r${s})`);
       const shown = terms.length > 8 ? [...terms.slice(0, 6), "…", terms[terms.length - 1]] : terms;
-      const count = terms.length > 8 ? `   [${terms.length} terms]` : "";
+      const count = terms.length > 8 ? "   [" + _("{n} terms", { n: terms.length }) + "]" : "";
       if (SYMBOL[op]) return `${formatValue(v)} = ${shown.join(` ${SYMBOL[op]} `)}${count}`;
       return `${formatValue(v)} = ${op}(${shown.join(", ")})${count}`;
     }
@@ -109,18 +117,21 @@
       for (let s = 0; s < p; s++) {
         const cell = run.cell(r, s * p + d);
         if (cell && cell.holders.length) {
-          rows.push(`<li>from r${s}: <code>${(cell.values || []).map(formatValue).join("  ")}</code></li>`);
+          const from = _("from r{rank}:", { rank: s });
+          rows.push(`<li>${from} <code>${(cell.values || []).map(formatValue).join("  ")}</code></li>`);
         }
       }
       const SHOW = 12;
-      const list = rows.length > SHOW ? [...rows.slice(0, SHOW), `<li class="muted">and ${rows.length - SHOW} more blocks</li>`] : rows;
-      const head = `<p class="inspect-head"><strong>rank ${r} · blocks meant for r${d}</strong>
+      const more = _("and {n} more blocks", { n: rows.length - SHOW });
+      const list = rows.length > SHOW ? [...rows.slice(0, SHOW), `<li class="muted">${more}</li>`] : rows;
+      const title = _("rank {rank} · blocks meant for r{dest}", { rank: r, dest: d });
+      const head = `<p class="inspect-head"><strong>${title}</strong>
         <span class="badge ${rows.length === p && r === d ? "ok" : "pending"}">${rows.length}/${p}</span>
         <span class="muted">${when}</span></p>`;
-      const role = r === d ? `Rank ${r} is their destination: it needs all ${p}.`
-        : `Rank ${r} is not their destination: it holds them as their sender or in passing.`;
-      const why = `<p class="muted small">Block s·p+d is what rank s sends to rank d. ${role}</p>`;
-      return head + (rows.length ? `<ul class="formation">${list.join("")}</ul>` : "<p>None yet.</p>") + why;
+      const role = r === d ? _("Rank {rank} is their destination: it needs all {p}.", { rank: r, p })
+        : _("Rank {rank} is not their destination: it holds them as their sender or in passing.", { rank: r });
+      const why = '<p class="muted small">' + _("Block s·p+d is what rank s sends to rank d.") + ` ${role}</p>`;
+      return head + (rows.length ? `<ul class="formation">${list.join("")}</ul>` : "<p>" + _("None yet.") + "</p>") + why;
     }
   }
 

@@ -131,24 +131,25 @@
     // The connection dropped: say so, and whether the run in progress will be asked for again.
     connectionLost(willResume) {
       this.notice(willResume
-        ? "Connection lost — reconnecting… The run will be requested again when the server is back."
-        : "Connection lost — reconnecting…");
+        ? _("Connection lost — reconnecting… The run will be requested again when the server is back.")
+        : _("Connection lost — reconnecting…"));
     }
 
     // The connection is back. `cut` ({received, total}) describes a run it had cut off and that
     // was requested again; the user stays on the step they were on.
     reconnected(cut) {
       if (!cut) { this.notice(""); return; }
-      const where = this.run ? `; you stay on step ${this.run.cursor + 1}` : "";
-      const got = cut.total ? ` at ${cut.received} of ${cut.total} steps` : " before its first step";
-      this.notice(`Reconnected. The run was cut off${got}, so it was re-requested with the same `
-        + `settings (runs are deterministic)${where}.`);
+      const said = cut.total
+        ? _("Reconnected. The run was cut off at {received} of {total} steps, so it was re-requested with the same settings (runs are deterministic)",
+          { received: cut.received, total: cut.total })
+        : _("Reconnected. The run was cut off before its first step, so it was re-requested with the same settings (runs are deterministic)");
+      this.notice(this.run ? _("{said}; you stay on step {k}.", { said, k: this.run.cursor + 1 }) : _("{said}.", { said }));
     }
 
     failed() {
       this.pause();
       if (this.run) this._status();
-      this._badge("bad", "simulation failed");
+      this._badge("bad", _("simulation failed"));
     }
 
     play(delayMs = 0) {
@@ -318,9 +319,9 @@
 
     _playButton() {
       const u = this.ui;
-      u.play.setAttribute("aria-label", this.playing ? "Pause (Space)" : "Play (Space)");
+      u.play.setAttribute("aria-label", this.playing ? _("Pause (Space)") : _("Play (Space)"));
       u.play.setAttribute("aria-pressed", this.playing ? "true" : "false");
-      if (u.playLabel) u.playLabel.textContent = this.playing ? "Pause" : "Play";
+      if (u.playLabel) u.playLabel.textContent = this.playing ? _("Pause") : _("Play");
       if (u.playIcon) u.playIcon.toggleAttribute("hidden", this.playing); // SVG: no .hidden
       if (u.pauseIcon) u.pauseIcon.toggleAttribute("hidden", !this.playing);
     }
@@ -336,11 +337,11 @@
       const run = this.run, u = this.ui;
       if (!run) return;
       const k = run.cursor + 1, n = run.total;
-      u.counter.textContent = `step ${k} of ${n}`;
+      u.counter.textContent = _("step {k} of {n}", { k, n });
       u.scrubber.max = String(n);
       u.scrubber.value = String(k);
-      u.scrubber.setAttribute("aria-valuetext", `step ${k} of ${n}`);
-      u.phase.textContent = k === 0 ? "initial state" : run.phase(run.cursor);
+      u.scrubber.setAttribute("aria-valuetext", _("step {k} of {n}", { k, n }));
+      u.phase.textContent = k === 0 ? _("initial state") : run.phase(run.cursor);
       u.back.disabled = k === 0;
       u.restart.disabled = k === 0;
       u.forward.disabled = run.cursor >= this._last();
@@ -348,14 +349,14 @@
       if (u.bytes) {
         u.bytes.textContent = this._bytesText();
         const cost = run.start.cost;
-        if (cost && cost.formula) u.bytes.title = `cost model: ${cost.formula}`;
+        if (cost && cost.formula) u.bytes.title = _("cost model: {formula}", { formula: cost.formula });
       }
-      if (run.error) this._badge("bad", "simulation failed");
+      if (run.error) this._badge("bad", _("simulation failed"));
       else if (run.atEnd() && run.done) {
-        if (run.done.verified) this._badge("ok", "✓ result verified against numpy");
-        else this._badge("bad", `✗ result differs from numpy (max error ${run.done.max_abs_error})`);
-      } else if (run.received < n) this._badge("pending", `receiving… ${run.received} of ${n} steps`);
-      else this._badge("pending", "checked against numpy at the end");
+        if (run.done.verified) this._badge("ok", _("✓ result verified against numpy"));
+        else this._badge("bad", _("✗ result differs from numpy (max error {error})", { error: run.done.max_abs_error }));
+      } else if (run.received < n) this._badge("pending", _("receiving… {received} of {n} steps", { received: run.received, n }));
+      else this._badge("pending", _("checked against numpy at the end"));
       this.root.dispatchEvent(new CustomEvent("player:status", { bubbles: true }));
     }
 
@@ -364,14 +365,17 @@
       const sent = Array.from(run.rankBytes);
       const lo = Math.min(...sent), hi = Math.max(...sent);
       const expected = run.start.expected_bytes_per_rank;
-      const so = lo === hi ? `${fmt(hi)} per rank` : `${fmt(lo)}–${fmt(hi)} per rank`;
-      let formula = "";
-      if (typeof expected === "number") formula = ` of ${fmt(expected)} (formula)`;
-      else if (Array.isArray(expected) && expected.length) {
-        const flo = Math.min(...expected), fhi = Math.max(...expected);
-        formula = flo === fhi ? ` of ${fmt(fhi)} (formula)` : ` of up to ${fmt(fhi)} (formula)`;
+      const sentText = lo === hi ? _("{bytes} per rank", { bytes: fmt(hi) })
+        : _("{low}–{high} per rank", { low: fmt(lo), high: fmt(hi) });
+      if (typeof expected === "number") {
+        return _("sent so far: {sent} of {total} (formula)", { sent: sentText, total: fmt(expected) });
       }
-      return `sent so far: ${so}${formula}`;
+      if (Array.isArray(expected) && expected.length) {
+        const flo = Math.min(...expected), fhi = Math.max(...expected);
+        return flo === fhi ? _("sent so far: {sent} of {total} (formula)", { sent: sentText, total: fmt(fhi) })
+          : _("sent so far: {sent} of up to {total} (formula)", { sent: sentText, total: fmt(fhi) });
+      }
+      return _("sent so far: {sent}", { sent: sentText });
     }
 
     _key(e) {

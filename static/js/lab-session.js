@@ -31,8 +31,8 @@
       step: () => player.stepArrived(),
       done: () => player.finished(),
       error: (message, run) => {
-        showError(`The simulation could not run: ${message}`);
-        if (run) player.failed(); else player.loading("not run");
+        showError(_("The simulation could not run: {message}", { message }));
+        if (run) player.failed(); else player.loading(_("not run"));
       },
       // A complete run needs nothing more from the server; the rest is said under the player.
       connection: (ok) => {

@@ -15,18 +15,23 @@
 
   const TEXT = {
     transfersCaption: (k, n, phase, count) => (k === 0
-      ? `Before the first step of ${n}: no transfers yet.`
-      : `Transfers in step ${k} of ${n}${phase ? ` (${phase})` : ""}: ${count}.`),
-    transfersHead: ["From", "To", "Chunk", "Op", "Elements", "Bytes"],
-    transfersLeft: (n) => `and ${n} more transfers in this step, not listed`,
-    gridCaption: (k, n, full, a2a) => `Buffers ${k === 0 ? "before the first step" : `after step ${k} of ${n}`}: `
-      + (a2a ? "for each rank, how many of the blocks meant for each destination it holds."
-        : full > 1 ? `for each rank and chunk, how many of the ${full} contributions that copy holds.`
-          : "for each rank and chunk, whether that rank holds it (1/1)."),
-    rankHead: "Rank",
-    column: (c, a2a) => (a2a ? `for r${c}` : P.chunkLabel(c)),
-    empty: "empty",
-    selected: "(selected)",
+      ? _("Before the first step of {n}: no transfers yet.", { n })
+      : phase ? _("Transfers in step {k} of {n} ({phase}): {count}.", { k, n, phase, count })
+        : _("Transfers in step {k} of {n}: {count}.", { k, n, count })),
+    transfersHead: [_("From"), _("To"), _("Chunk"), _("Op"), _("Elements"), _("Bytes")],
+    transfersLeft: (n) => _("and {n} more transfers in this step, not listed", { n }),
+    gridCaption: (k, n, full, a2a) => {
+      const what = a2a ? _("for each rank, how many of the blocks meant for each destination it holds.")
+        : full > 1 ? _("for each rank and chunk, how many of the {full} contributions that copy holds.", { full })
+          : _("for each rank and chunk, whether that rank holds it (1/1).");
+      return k === 0 ? _("Buffers before the first step: {what}", { what })
+        : _("Buffers after step {k} of {n}: {what}", { k, n, what });
+    },
+    rankHead: _("Rank"),
+    column: (c, a2a) => (a2a ? _("for r{rank}", { rank: c }) : P.chunkLabel(c)),
+    empty: _("empty"),
+    selected: _("(selected)"),
+    ops: { copy: _("copy"), reduce: _("reduce") },
   };
 
   class Tables {
@@ -60,7 +65,7 @@
       const caption = TEXT.transfersCaption(i + 1, run.total, i < 0 ? "" : run.phase(i), list.length);
       if (!list.length) return `<p class="small">${esc(caption)}</p>`;
       const rows = list.slice(0, MAX_TRANSFER_ROWS).map((t) => `<tr><td>r${t.src}</td><td>r${t.dst}</td>`
-        + `<td>${esc(P.chunkLabel(t.chunk))}</td><td>${esc(t.op)}</td><td>${t.elements}</td>`
+        + `<td>${esc(P.chunkLabel(t.chunk))}</td><td>${esc(TEXT.ops[t.op] || t.op)}</td><td>${t.elements}</td>`
         + `<td>${esc(CL.formatBytes(t.elements * run.itemsize))}</td></tr>`).join("");
       const left = list.length - MAX_TRANSFER_ROWS;
       const foot = left > 0 ? `<p class="muted small">${esc(TEXT.transfersLeft(left))}</p>` : "";

@@ -34,6 +34,8 @@
   const GAP_PX = 3; // between two arrows along the circle
   const MAX_PACKETS = 1200; // more chunks than this in one step: the arrows alone, no flight
   const NS = "http://www.w3.org/2000/svg";
+  const OPS = { copy: _("copy"), reduce: _("reduce") };
+  const KINDS = { intra: _("intra-node"), inter: _("inter-node") };
 
   function chunkBytes(run, c) { return (run.chunks[c][1] - run.chunks[c][0]) * run.itemsize; }
 
@@ -201,9 +203,10 @@
       fan.forEach((chunk, i) => {
         const color = chunk === null ? P.manyChunks(this.t.name) : P.chunkColor(chunk, this.t.name);
         const what = chunk === null
-          ? `${m.chunks.length} chunks (${m.chunks.slice(0, 8).map(P.chunkLabel).join(", ")}${m.chunks.length > 8 ? ", …" : ""})`
-          : `chunk ${P.chunkLabel(chunk)}`;
-        const hover = `${run.nodeName(m.src)} → ${run.nodeName(m.dst)} · ${what} · ${m.op}${kind ? ` · ${kind}-node` : ""} · ${CL.formatBytes(chunk === null ? bytes : chunkBytes(run, chunk))}`;
+          ? _("{n} chunks ({list})", { n: m.chunks.length, list: m.chunks.slice(0, 8).map(P.chunkLabel).join(", ") + (m.chunks.length > 8 ? ", …" : "") })
+          : _("chunk {chunk}", { chunk: P.chunkLabel(chunk) });
+        const where = kind ? ` · ${KINDS[kind] || `${kind}-node`}` : "";
+        const hover = `${run.nodeName(m.src)} → ${run.nodeName(m.dst)} · ${what} · ${OPS[m.op] || m.op}${where} · ${CL.formatBytes(chunk === null ? bytes : chunkBytes(run, chunk))}`;
         const bend = Math.min(0.1 * line.len, 0.3 * g.unit) + 0.12 * g.unit * i;
         const { xs, ys } = bow(line, bend, style.segs);
         addArrow(arrows, { color, op: m.op, width }, xs, ys, head, hover);
@@ -331,8 +334,13 @@
     _label(cursor) {
       if (cursor < 0) return this.firstLabel;
       const n = this.run.steps[cursor].transfers.length;
-      const between = this.run.switches.length ? "the ranks and the switch" : "the ranks";
-      return `Step ${cursor + 1} of ${this.run.total}: ${n} transfer${n === 1 ? "" : "s"}, drawn as arrows between ${between}, coloured by chunk`;
+      const k = cursor + 1, total = this.run.total;
+      if (this.run.switches.length) {
+        return n === 1 ? _("Step {k} of {total}: 1 transfer, drawn as arrows between the ranks and the switch, coloured by chunk", { k, total })
+          : _("Step {k} of {total}: {n} transfers, drawn as arrows between the ranks and the switch, coloured by chunk", { k, total, n });
+      }
+      return n === 1 ? _("Step {k} of {total}: 1 transfer, drawn as arrows between the ranks, coloured by chunk", { k, total })
+        : _("Step {k} of {total}: {n} transfers, drawn as arrows between the ranks, coloured by chunk", { k, total, n });
     }
   }
 

@@ -38,14 +38,14 @@
       const names = nodeTicks.map((q) => run.nodeName(q));
       this.layout = V.layout(t, {
         margin: { l: n > p ? 84 : 54, r: 10, t: 34, b: 10 },
-        xaxis: { side: "top", title: { text: n > p ? "to rank or switch" : "to rank", font: { size: 12 } }, tickvals: nodeTicks, ticktext: names, fixedrange: true, showgrid: false, zeroline: false },
+        xaxis: { side: "top", title: { text: n > p ? _("to rank or switch") : _("to rank"), font: { size: 12 } }, tickvals: nodeTicks, ticktext: names, fixedrange: true, showgrid: false, zeroline: false },
         yaxis: { autorange: "reversed", tickvals: nodeTicks, ticktext: names, fixedrange: true, showgrid: false, zeroline: false },
       });
       this.barLayout = V.layout(t, {
         margin: { l: 54, r: 10, t: 22, b: 30 }, // the top margin holds the formula's legend
         bargap: p > 32 ? 0.05 : 0.2,
         xaxis: { tickvals: ticks, ticktext: ticks.map((r) => `r${r}`), fixedrange: true, showgrid: false, tickfont: { size: 10 } },
-        yaxis: { title: { text: "sent so far", font: { size: 12 } }, fixedrange: true, rangemode: "tozero" },
+        yaxis: { title: { text: _("sent so far"), font: { size: 12 } }, fixedrange: true, rangemode: "tozero" },
       });
       this.scanned = 0; // steps whose traffic is in stepMax and totals
       this.stepMax = 1;
@@ -92,19 +92,21 @@
         for (const [k, link] of run.stepLinks(run.cursor)) {
           const s = Math.floor(k / n), d = k % n;
           z[s][d] = link.bytes;
-          text[s][d] = `${name(s)} → ${name(d)}: ${CL.formatBytes(link.bytes)} in this step (${link.chunks} chunk${link.chunks > 1 ? "s" : ""})`;
+          const said = { src: name(s), dst: name(d), bytes: CL.formatBytes(link.bytes), n: link.chunks };
+          text[s][d] = link.chunks > 1 ? _("{src} → {dst}: {bytes} in this step ({n} chunks)", said)
+            : _("{src} → {dst}: {bytes} in this step ({n} chunk)", said);
         }
       } else {
         for (let s = 0; s < n; s++) for (let d = 0; d < n; d++) {
           const b = run.linkBytes[s * n + d];
-          if (b > 0) { z[s][d] = b; text[s][d] = `${name(s)} → ${name(d)}: ${CL.formatBytes(b)} so far`; }
+          if (b > 0) { z[s][d] = b; text[s][d] = _("{src} → {dst}: {bytes} so far", { src: name(s), dst: name(d), bytes: CL.formatBytes(b) }); }
         }
       }
       const heat = {
         type: "heatmap", z, text, hoverinfo: "text", hoverongaps: false, x: V.range(n), y: V.range(n),
         colorscale: P.COUNT_SCALE, zmin: 0, xgap: p <= 32 ? 1 : 0, ygap: p <= 32 ? 1 : 0,
         zmax: this.mode === "step" ? this.stepMax : Math.max(1, ...this.totals),
-        colorbar: { thickness: 12, len: 0.9, outlinewidth: 0, title: { text: "bytes", side: "top", font: { size: 12 } }, tickfont: { size: 11 } },
+        colorbar: { thickness: 12, len: 0.9, outlinewidth: 0, title: { text: _("bytes"), side: "top", font: { size: 12 } }, tickfont: { size: 11 } },
       };
       return this._drawn(this.el, global.Plotly.react(this.el, [heat], this.layout, CL.CHART_CONFIG));
     }
@@ -119,7 +121,9 @@
       const top = Math.max(final, ...(formula || [0]), ...sent, 1) * 1.12;
       const data = [{
         type: "bar", x: V.range(p), y: sent, marker: { color: t.rank.fill, line: { color: t.rank.line, width: 1 } },
-        hovertext: sent.map((b, r) => `r${r} has sent ${CL.formatBytes(b)}${formula ? ` of ${CL.formatBytes(formula[r])} (formula)` : ""}`),
+        hovertext: sent.map((b, r) => (formula
+          ? _("r{rank} has sent {bytes} of {total} (formula)", { rank: r, bytes: CL.formatBytes(b), total: CL.formatBytes(formula[r]) })
+          : _("r{rank} has sent {bytes}", { rank: r, bytes: CL.formatBytes(b) }))),
         hoverinfo: "text",
       }];
       const annotations = [];
@@ -130,7 +134,7 @@
         });
         // Above the plotting area, where no bar or formula mark can reach it.
         annotations.push({ xref: "paper", x: 1, yref: "paper", y: 1, xanchor: "right", yanchor: "bottom", yshift: 2,
-          showarrow: false, text: "— formula's total per rank", font: { size: 11, color: t.muted } });
+          showarrow: false, text: _("— formula's total per rank"), font: { size: 11, color: t.muted } });
       }
       const layout = Object.assign({}, this.barLayout, { annotations, yaxis: Object.assign({}, this.barLayout.yaxis, { range: [0, top] }) });
       return this._drawn(this.barsEl, global.Plotly.react(this.barsEl, data, layout, CL.CHART_CONFIG));

@@ -13,6 +13,13 @@
   const V = CL.views;
 
   // Arrow keys in the buffer grid: [rows, columns] to move the picked cell.
+  // The topology's kind in words (app/drawing/geometry.py's NOTES), in the page's language.
+  const NOTES = {
+    ring: _("ring"), chain: _("chain (pipeline)"), tree: _("tree"), trees: _("two trees"),
+    hypercube: _("hypercube (pairs differ in one bit)"), circulant: _("circulant: distances 1, 2, 4, …"),
+    hierarchical: _("nodes with GPUs inside"), torus: _("2D torus: a ring along each row and down each column"),
+    complete: _("every rank to every rank"), switch: _("every rank to the switch, which adds"),
+  };
   const GRID_MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
 
   // Whether `el` is on the page with a box Plotly can measure.
@@ -32,19 +39,19 @@
     if (chunksEl) {
       const n = Math.min(run.C, P.CHUNK_COLORS.length);
       let html = V.range(n).map((c) => swatch(P.chunkColor(c, t.name), P.chunkLabel(c))).join("");
-      if (run.C > n) html += `<span class="muted small">colours repeat every ${n} chunks; hover an arrow for its chunk</span>`;
-      html += swatch(P.manyChunks(t.name), "several chunks in one arrow (hover it for each)");
+      if (run.C > n) html += '<span class="muted small">' + _("colours repeat every {n} chunks; hover an arrow for its chunk", { n }) + "</span>";
+      html += swatch(P.manyChunks(t.name), _("several chunks in one arrow (hover it for each)"));
       chunksEl.innerHTML = html;
     }
     if (ranksEl) {
-      ranksEl.innerHTML = swatch(t.rank.fill, `numbered discs, r0 … r${run.p - 1} (colour means a chunk, never a rank)`, t.rank.line);
+      ranksEl.innerHTML = swatch(t.rank.fill, _("numbered discs, r0 … r{last} (colour means a chunk, never a rank)", { last: run.p - 1 }), t.rank.line);
     }
     const hier = root.querySelector('[data-role="legend-hier"]');
     if (hier) hier.hidden = (run.start.layout.topology || {}).kind !== "hierarchical";
     const cells = root.querySelector('[data-role="legend-cells"]');
     if (cells) {
-      cells.textContent = facts.allToAll ? "blocks meant for that rank: 0 → all p"
-        : facts.reduces ? "contributions held: 1 → all p (reduced)" : "block has arrived";
+      cells.textContent = facts.allToAll ? _("blocks meant for that rank: 0 → all p")
+        : facts.reduces ? _("contributions held: 1 → all p (reduced)") : _("block has arrived");
     }
     const goal = root.querySelector('[data-role="legend-goal"]');
     if (goal) goal.hidden = !hasGoal;
@@ -146,8 +153,8 @@
       if (this.inspector) {
         this.select(this.facts.rootOutput ? run.start.root : 0, 0, false, false);
       }
-      if (this.topologySub) this.topologySub.textContent = run.start.layout.geometry.note; // app/drawing/geometry.py
-      if (this.bufferSub) this.bufferSub.textContent = this.facts.allToAll ? "rank × destination" : "rank × chunk";
+      if (this.topologySub) this.topologySub.textContent = NOTES[run.start.layout.geometry.kind || "complete"] || run.start.layout.geometry.note;
+      if (this.bufferSub) this.bufferSub.textContent = this.facts.allToAll ? _("rank × destination") : _("rank × chunk");
     }
 
     invalidate(changed) { for (const k of changed) this.dirty.add(k); }

@@ -52,15 +52,15 @@
       const mark = item.querySelector('[data-role="progress-mark"]');
       const text = item.querySelector('[data-role="progress-text"]');
       mark.textContent = status === "done" ? "✓" : status === "visited" ? "•" : "";
-      mark.title = status === "done" ? "Done" : status === "visited" ? "Visited" : "Not started";
-      text.textContent = status === "done" ? " (done)" : status === "visited" ? " (visited)" : "";
+      mark.title = status === "done" ? _("Done") : status === "visited" ? _("Visited") : _("Not started");
+      text.textContent = status === "done" ? _(" (done)") : status === "visited" ? _(" (visited)") : "";
       if (status === "done") done += 1;
       if (status !== "new") visited += 1;
     });
     const summary = root.querySelector('[data-role="progress-summary"]');
     const clear = root.querySelector('[data-role="clear-progress"]');
     if (summary) {
-      summary.textContent = `${done} of ${items.length} lessons done, ${visited} visited.`;
+      summary.textContent = _("{done} of {total} lessons done, {visited} visited.", { done, total: items.length, visited });
     }
     if (clear) clear.hidden = visited === 0;
   }
@@ -70,7 +70,7 @@
     const clear = root.querySelector('[data-role="clear-progress"]');
     if (clear) {
       clear.addEventListener("click", () => {
-        if (!window.confirm("Forget which lessons you visited and finished?")) return;
+        if (!window.confirm(_("Forget which lessons you visited and finished?"))) return;
         Progress.clear();
         showIndexProgress(root);
       });
@@ -141,13 +141,13 @@
   function glossaryList(terms) {
     const list = document.createElement("ul");
     list.className = "glossary-hits";
-    list.setAttribute("aria-label", "In the glossary");
+    list.setAttribute("aria-label", _("In the glossary"));
     terms.forEach((t) => {
       const item = document.createElement("li");
       const note = document.createElement("span");
       note.className = "muted";
-      note.textContent = "(glossary)";
-      item.append(link(t.url, t.term), " ", note, `: ${t.definition.replace(/\$/g, "")}`);
+      note.textContent = _("(glossary)");
+      item.append(link(t.url, t.term), " ", note, `${_(":")} ${t.definition.replace(/\$/g, "")}`);
       list.append(item);
     });
     return list;
@@ -161,8 +161,8 @@
     const note = document.createElement("p");
     note.className = "muted";
     note.textContent = hits.length
-      ? `${hits.length} lesson${hits.length === 1 ? "" : "s"} match “${query}”.`
-      : `No lesson matches “${query}”.`;
+      ? (hits.length === 1 ? _("1 lesson match “{query}”.", { query }) : _("{n} lessons match “{query}”.", { n: hits.length, query }))
+      : _("No lesson matches “{query}”.", { query });
     box.appendChild(note);
     if (!hits.length) return;
     const list = document.createElement("ol");
@@ -190,7 +190,8 @@
         return;
       }
       try {
-        const response = await fetch(`${form.dataset.searchUrl}?q=${encodeURIComponent(query)}`);
+        const lang = encodeURIComponent(window.CollectiveLab.lang || "en");
+        const response = await fetch(`${form.dataset.searchUrl}?q=${encodeURIComponent(query)}&lang=${lang}`);
         const payload = await response.json();
         if (ticket !== latest) return; // a newer query is on its way
         if (!response.ok) throw new Error(payload.error || response.statusText);
@@ -198,7 +199,7 @@
       } catch (err) {
         if (ticket !== latest) return;
         box.hidden = false;
-        box.textContent = `Search failed: ${err.message}`;
+        box.textContent = _("Search failed: {error}", { error: err.message });
       }
     }
     input.addEventListener("input", () => {
@@ -220,7 +221,7 @@
     if (button) {
       const show = (done) => {
         button.setAttribute("aria-pressed", done ? "true" : "false");
-        button.textContent = done ? "✓ Done" : "Mark as done";
+        button.textContent = done ? _("✓ Done") : _("Mark as done");
         button.classList.toggle("primary", !done);
       };
       show(!!entry.done);

@@ -32,8 +32,8 @@
     if (!global.Plotly || !div) return;
     const t = CL.chartTheme();
     const traces = [
-      trace("out_of_place", "out-of-place", CL.palette.chunkColor(0, t.name)),
-      trace("in_place", "in-place", CL.palette.chunkColor(1, t.name)),
+      trace("out_of_place", _("out-of-place"), CL.palette.chunkColor(0, t.name)),
+      trace("in_place", _("in-place"), CL.palette.chunkColor(1, t.name)),
     ];
     curves.forEach((c, i) => traces.push({
       type: "scatter", mode: "lines", name: c.name,
@@ -43,7 +43,7 @@
     const layout = CL.chartLayout(t, {
       height: 340, margin: { l: 64, r: 16, t: 8, b: 56 }, hovermode: "closest",
       legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
-      xaxis: { type: "log", title: { text: "message size (bytes)" } },
+      xaxis: { type: "log", title: { text: _("message size (bytes)") } },
       yaxis: { title: { text: "busbw (GB/s)" }, rangemode: "tozero" },
     });
     div.dataset.points = String(rows.length);
@@ -55,7 +55,7 @@
   }
 
   function placement(p) {
-    if (!p || p.time_us === null) return [cell("n/a"), cell("—"), cell("—"), cell("—")];
+    if (!p || p.time_us === null) return [cell(_("n/a")), cell("—"), cell("—"), cell("—")];
     return [cell(num(p.time_us)), cell(num(p.algbw_gbs)), cell(num(p.busbw_gbs)), cell(String(p.wrong))];
   }
 
@@ -64,7 +64,7 @@
     const tr = document.createElement("tr");
     tr.append(cell(bytes(row.size)), cell(String(row.count)), ...placement(row.out_of_place), ...placement(row.in_place));
     $("measure-table").tBodies[0].append(tr);
-    $("measure-progress").textContent = rows.length + " of " + planned + " sizes measured (last: " + bytes(row.size) + ")";
+    $("measure-progress").textContent = _("{done} of {planned} sizes measured (last: {size})", { done: rows.length, planned, size: bytes(row.size) });
     draw();
   }
 
@@ -84,11 +84,11 @@
     last = payload;
     curves = payload.curves || [];
     const result = payload.result;
-    $("measure-progress").textContent = "Finished (" + result.status + "): " + result.rows.length +
-      " sizes." + (result.error ? " " + result.error : "");
+    $("measure-progress").textContent = _("Finished ({status}): {n} sizes.", { status: result.status, n: result.rows.length }) +
+      (result.error ? " " + result.error : "");
     $("measure-fit").hidden = false;
     $("measure-save").hidden = !payload.fit;
-    $("measure-fit-text").textContent = payload.fit ? payload.fit.lines.join(" · ") : "No fit: " + payload.fit_error;
+    $("measure-fit-text").textContent = payload.fit ? payload.fit.lines.join(" · ") : _("No fit: {error}", { error: payload.fit_error });
     $("measure-download").disabled = false;
     running(false);
     draw();
@@ -98,13 +98,13 @@
     socket = global.io("/measure", { transports: ["websocket", "polling"], tryAllTransports: true });
     socket.on("measure_row", addRow);
     socket.on("measure_done", done);
-    socket.on("measure_error", (p) => fail((p && p.error) || "the measurement failed"));
+    socket.on("measure_error", (p) => fail((p && p.error) || _("the measurement failed")));
   }
 
   function call(event, payload) {
     return new Promise((resolve) => {
       socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (err, ack) => {
-        resolve(err ? { ok: false, error: "the server did not answer; try again" } : ack);
+        resolve(err ? { ok: false, error: _("the server did not answer; try again") } : ack);
       });
     });
   }
@@ -123,25 +123,25 @@
     $("measure-download").disabled = true;
     running(true);
     const ack = await call("measure_start", params);
-    if (!ack || !ack.ok) return fail((ack && ack.error) || "the server refused the measurement");
+    if (!ack || !ack.ok) return fail((ack && ack.error) || _("the server refused the measurement"));
     planned = ack.sizes.length; // the server's sweep, not a copy of its rule
     $("measure-result").hidden = false;
     // The server's warnings (more ranks than cores, ...): its rule, not a copy of it here.
     $("measure-warnings").replaceChildren(...(ack.warnings || []).map((w) => Object.assign(document.createElement("li"), { textContent: w })));
-    $("measure-progress").textContent = "Running " + params.collective + " on " + params.ranks + " ranks: " + rows.length + " of " + planned + " sizes";
+    $("measure-progress").textContent = _("Running {collective} on {ranks} ranks: {done} of {planned} sizes", { collective: params.collective, ranks: params.ranks, done: rows.length, planned });
     draw();
   }
 
   async function cancel() {
     const ack = await call("measure_cancel", {});
-    if (ack && ack.ok) $("measure-progress").textContent = "Cancelling…";
+    if (ack && ack.ok) $("measure-progress").textContent = _("Cancelling…");
   }
 
   async function save() {
     const ack = await call("measure_save", {});
     $("measure-saved").textContent = ack && ack.ok
-      ? "Saved: the calculators now offer \"" + ack.label + "\"."
-      : (ack && ack.error) || "not saved";
+      ? _("Saved: the calculators now offer \"{label}\".", { label: ack.label })
+      : (ack && ack.error) || _("not saved");
     const presets = $("measure-preset");
     if (ack && ack.ok && !presets.querySelector('option[value="' + ack.key + '"]')) {
       presets.append(Object.assign(document.createElement("option"), { value: ack.key, textContent: ack.label }));

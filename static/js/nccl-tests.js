@@ -38,25 +38,25 @@
     const { reading, model } = answer;
     const rows = reading.rows;
     const traces = [
-      placementTrace(rows, "out_of_place", "out-of-place", CL.palette.chunkColor(0, t.name)),
-      placementTrace(rows, "in_place", "in-place", CL.palette.chunkColor(1, t.name)),
+      placementTrace(rows, "out_of_place", _("out-of-place"), CL.palette.chunkColor(0, t.name)),
+      placementTrace(rows, "in_place", _("in-place"), CL.palette.chunkColor(1, t.name)),
     ];
     const points = (model.points || []).filter((p) => p.busbw_gbs !== null && p.size_bytes > 0);
     if (points.length) {
       traces.push({
-        type: "scatter", mode: "lines", name: "model (" + model.preset + ")",
+        type: "scatter", mode: "lines", name: _("model ({preset})", { preset: model.preset }),
         x: points.map((p) => p.size_bytes), y: points.map((p) => p.busbw_gbs),
         customdata: points.map((p) => bytes(p.size_bytes)),
-        hovertemplate: "%{customdata}: %{y:.4g} GB/s<extra>model</extra>",
+        hovertemplate: "%{customdata}: %{y:.4g} GB/s<extra>" + _("model") + "</extra>",
         line: { color: t.muted, width: 2, dash: "dash" },
       });
     }
     const peak = reading.peak;
     if (peak) {
       traces.push({
-        type: "scatter", mode: "markers", name: "peak",
+        type: "scatter", mode: "markers", name: _("peak"),
         x: [peak.size_bytes], y: [peak.busbw_gbs],
-        hovertemplate: "peak: %{y} GB/s at " + bytes(peak.size_bytes) + "<extra></extra>",
+        hovertemplate: _("peak: {value} GB/s at {size}", { value: "%{y}", size: bytes(peak.size_bytes) }) + "<extra></extra>",
         marker: { symbol: "star", size: 14, color: t.fg, line: { color: t.panel, width: 1 } },
       });
     }
@@ -64,12 +64,12 @@
     const layout = CL.chartLayout(t, {
       height: 340, margin: { l: 64, r: 16, t: 8, b: 56 }, hovermode: "closest",
       legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
-      xaxis: Object.assign({ title: { text: "message size (size column)" } }, sizes.length ? sizeTicks(sizes) : {}),
+      xaxis: Object.assign({ title: { text: _("message size (size column)") } }, sizes.length ? sizeTicks(sizes) : {}),
       yaxis: { title: { text: "busbw (GB/s)" }, rangemode: "tozero" },
     });
     if (peak) {
       layout.annotations = [{
-        x: Math.log10(peak.size_bytes), y: peak.busbw_gbs, text: "peak " + gbs(peak.busbw_gbs) + " GB/s",
+        x: Math.log10(peak.size_bytes), y: peak.busbw_gbs, text: _("peak {value} GB/s", { value: gbs(peak.busbw_gbs) }),
         showarrow: true, arrowhead: 0, ax: 0, ay: -28, font: { size: 12, color: t.fg },
       }];
     }
@@ -139,15 +139,15 @@
     if ($("nccl-ranks").value) body.ranks = Number($("nccl-ranks").value);
     let response;
     try {
-      response = await fetch("/api/nccl-tests", {
+      response = await fetch("/api/nccl-tests?lang=" + encodeURIComponent(CL.lang || "en"), {
         method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
       });
     } catch (e) {
-      fail("The server did not answer: " + e.message);
+      fail(_("The server did not answer: {error}", { error: e.message }));
       return;
     }
-    const data = await response.json().catch(() => ({ error: "the server's answer was not JSON" }));
-    if (!response.ok) fail(data.error || "the output could not be read");
+    const data = await response.json().catch(() => ({ error: _("the server's answer was not JSON") }));
+    if (!response.ok) fail(data.error || _("the output could not be read"));
     else render(data);
   }
 

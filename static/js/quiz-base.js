@@ -38,7 +38,7 @@
 
   function shortTitle(title, limit) {
     // "Ring AllReduce: ReduceScatter, then AllGather" -> "Ring AllReduce", then at most `limit`.
-    return excerpt(title.split(":")[0], limit);
+    return excerpt(title.split(/[:：]/)[0], limit);
   }
 
   // The topic a question was chosen for (results count it there), else its own lesson.
@@ -46,16 +46,28 @@
     return q.chosen_topic ? { slug: q.chosen_topic, title: q.chosen_topic_title } : { slug: q.topic, title: q.topic_title };
   }
 
+  // A difficulty as the page shows it: "warm-up" -> "Warm-up" / "热身".
+  const DIFFICULTY_LABELS = { "warm-up": _("Warm-up"), interview: _("Interview"), "deep-dive": _("Deep-dive") };
+  const difficultyLabel = (d) => DIFFICULTY_LABELS[d] || d;
+
+  // The API answers in the page's language (questions, feedback, topic titles): say which, as
+  // an embed's requests carry no remembered choice.
+  function withLang(url) {
+    const u = new URL(url, global.location.href);
+    if (!u.searchParams.has("lang")) u.searchParams.set("lang", global.CollectiveLab.lang || "en");
+    return u.origin === global.location.origin ? u.pathname + u.search : u.href;
+  }
+
   // -- JSON over HTTP: an error answer becomes an Error with the server's message --------------
   async function getJSON(url) {
-    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    const response = await fetch(withLang(url), { headers: { Accept: "application/json" } });
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     return data;
   }
 
   async function postJSON(url, body) {
-    const response = await fetch(url, {
+    const response = await fetch(withLang(url), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(body),
@@ -69,5 +81,5 @@
     return data;
   }
 
-  Object.assign(Q, { el, textOf, excerpt, shortTitle, topicOf, getJSON, postJSON });
+  Object.assign(Q, { el, textOf, excerpt, shortTitle, topicOf, difficultyLabel, withLang, getJSON, postJSON });
 })(window);

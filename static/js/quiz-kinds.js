@@ -8,13 +8,13 @@
   const Q = CL.quiz;
   const { el, textOf } = Q;
   const KIND_HINTS = {
-    single: "Choose one.",
-    multiple: "Choose all that apply.",
-    predict: "Select all that apply (it may be just one).",
-    numeric: "Type a number; the unit is given.",
-    order: "Pick the items in order: press their numbers, or click them.",
-    match: "Pair each item on the left with one on the right.",
-    explain: "Answer in your own words, then compare with the model answer. Ctrl+Enter submits.",
+    single: _("Choose one."),
+    multiple: _("Choose all that apply."),
+    predict: _("Select all that apply (it may be just one)."),
+    numeric: _("Type a number; the unit is given."),
+    order: _("Pick the items in order: press their numbers, or click them."),
+    match: _("Pair each item on the left with one on the right."),
+    explain: _("Answer in your own words, then compare with the model answer. Ctrl+Enter submits."),
   };
 
   function parseNumber(raw) {
@@ -67,7 +67,7 @@
     };
     form.answer = () => {
       const chosen = Array.from(list.querySelectorAll("input:checked")).map((i) => i.value);
-      if (!chosen.length) return { error: "Pick an option first." };
+      if (!chosen.length) return { error: _("Pick an option first.") };
       const extra = q.token ? { params: q.params, token: q.token } : null;
       return { value: type === "radio" ? chosen[0] : chosen, extra };
     };
@@ -76,12 +76,11 @@
 
   function renderFigure(fig) {
     const table = el("table", { class: "buffer-view" });
-    const caption = fig.steps_done
-      ? `Buffers after step ${fig.steps_done} of ${fig.total_steps}` +
-        (fig.last_phase ? ` (${fig.last_phase})` : "") +
-        ". Each cell lists whose contributions that copy holds."
-      : `Buffers before the first step (${fig.total_steps} steps in all). ` +
-        "Each cell lists whose contributions that copy holds.";
+    const caption = !fig.steps_done
+      ? _("Buffers before the first step ({total} steps in all). Each cell lists whose contributions that copy holds.", { total: fig.total_steps })
+      : fig.last_phase
+        ? _("Buffers after step {step} of {total} ({phase}). Each cell lists whose contributions that copy holds.", { step: fig.steps_done, total: fig.total_steps, phase: fig.last_phase })
+        : _("Buffers after step {step} of {total}. Each cell lists whose contributions that copy holds.", { step: fig.steps_done, total: fig.total_steps });
     table.appendChild(el("caption", { class: "visually-hidden", text: caption }));
     const head = el("tr", {}, [el("th", { scope: "col", text: "rank" })]);
     fig.chunks.forEach((label, c) => {
@@ -96,7 +95,7 @@
       const tr = el("tr", {}, [el("th", { scope: "row", text: String(r) })]);
       row.forEach((held) => {
         let text = "—";
-        if (held.length === full && full > 2) text = "all";
+        if (held.length === full && full > 2) text = _("all");
         else if (held.length) text = held.join(" ");
         tr.appendChild(el("td", { class: held.length ? (held.length === full ? "full" : "some") : "empty", text }));
       });
@@ -107,9 +106,9 @@
       el("figcaption", { class: "muted", "aria-hidden": "true", text: caption }), table]);
     if (fig.last_step && fig.last_step.length) {
       const moves = fig.last_step
-        .map((t) => `${t.src}→${t.dst} ${t.chunk}${t.op === "reduce" ? " (reduce)" : ""}`)
-        .join(", ");
-      wrap.appendChild(el("p", { class: "muted last-step", text: `Step ${fig.steps_done} moved: ${moves}.` }));
+        .map((t) => `${t.src}→${t.dst} ${t.chunk}${t.op === "reduce" ? _(" (reduce)") : ""}`)
+        .join(_(", "));
+      wrap.appendChild(el("p", { class: "muted last-step", text: _("Step {step} moved: {moves}.", { step: fig.steps_done, moves }) }));
     }
     return wrap;
   }
@@ -121,14 +120,14 @@
       class: "numeric-input", "aria-describedby": `${id}-unit`,
     });
     form.body.appendChild(el("div", { class: "numeric-row" }, [
-      el("label", { for: id, text: "Your answer" }),
+      el("label", { for: id, text: _("Your answer") }),
       input,
       el("span", { id: `${id}-unit`, class: "unit", text: q.unit || "" }),
     ]));
     form.focusTarget = input;
     form.answer = () => {
       const value = parseNumber(input.value);
-      if (value === null) return { error: "Enter a number, e.g. 12.5 or 1.2e3." };
+      if (value === null) return { error: _("Enter a number, e.g. 12.5 or 1.2e3.") };
       return { value, extra: { params: q.params, token: q.token } };
     };
     form.lock = () => { input.disabled = true; };
@@ -136,8 +135,8 @@
 
   function renderOrder(q, form) {
     const picked = [];
-    const pool = el("ol", { class: "order-pool", "aria-label": "Items to place" });
-    const chosen = el("ol", { class: "order-chosen", "aria-label": "Your order", "aria-live": "polite" });
+    const pool = el("ol", { class: "order-pool", "aria-label": _("Items to place") });
+    const chosen = el("ol", { class: "order-chosen", "aria-label": _("Your order"), "aria-live": "polite" });
     const buttons = q.items.map((item, i) => {
       const button = el("button", { type: "button", class: "order-item" }, [
         keyBadge(i + 1),
@@ -147,8 +146,8 @@
       pool.appendChild(el("li", {}, [button]));
       return button;
     });
-    const undo = el("button", { type: "button", text: "Undo" });
-    const reset = el("button", { type: "button", text: "Start over" });
+    const undo = el("button", { type: "button", text: _("Undo") });
+    const reset = el("button", { type: "button", text: _("Start over") });
     function refresh() {
       chosen.textContent = "";
       picked.forEach((i) => chosen.appendChild(el("li", { html: q.items[i].html })));
@@ -164,15 +163,15 @@
     undo.addEventListener("click", () => { picked.pop(); refresh(); });
     reset.addEventListener("click", () => { picked.length = 0; refresh(); });
     form.body.appendChild(el("div", { class: "order" }, [
-      el("div", {}, [el("p", { class: "order-label", text: "Items" }), pool]),
-      el("div", {}, [el("p", { class: "order-label", text: "Your order" }), chosen,
+      el("div", {}, [el("p", { class: "order-label", text: _("Items") }), pool]),
+      el("div", {}, [el("p", { class: "order-label", text: _("Your order") }), chosen,
         el("p", { class: "order-tools" }, [undo, " ", reset])]),
     ]));
     refresh();
     form.pick = (n) => place(n - 1);
     form.undo = () => { if (!form.locked) { picked.pop(); refresh(); } };
     form.answer = () => {
-      if (picked.length !== q.items.length) return { error: `Place all ${q.items.length} items first.` };
+      if (picked.length !== q.items.length) return { error: _("Place all {n} items first.", { n: q.items.length }) };
       return { value: picked.map((i) => q.items[i].id) };
     };
     form.lock = () => { form.locked = true; refresh(); };
@@ -181,7 +180,7 @@
   function renderMatch(q, form) {
     const rows = q.left.map((left, i) => {
       const id = `${form.uid}-match-${i}`;
-      const select = el("select", { id }, [el("option", { value: "", text: "— choose —" })]);
+      const select = el("select", { id }, [el("option", { value: "", text: _("— choose —") })]);
       q.right.forEach((right) => select.appendChild(el("option", { value: right.id, text: textOf(right.html) })));
       return { left, select, row: el("div", { class: "match-row" }, [
         el("label", { for: id, class: "match-left", html: left.html }), select]) };
@@ -191,7 +190,7 @@
     form.answer = () => {
       const answer = {};
       for (const r of rows) {
-        if (!r.select.value) return { error: "Choose a match for every item." };
+        if (!r.select.value) return { error: _("Choose a match for every item.") };
         answer[r.left.id] = r.select.value;
       }
       return { value: answer };
@@ -203,7 +202,7 @@
     const id = `${form.uid}-explain`;
     const area = el("textarea", { id, rows: "6", maxlength: "4000" });
     form.body.appendChild(el("div", { class: "explain" }, [
-      el("label", { for: id, text: "Your answer (not graded: you compare it with the model answer)" }),
+      el("label", { for: id, text: _("Your answer (not graded: you compare it with the model answer)") }),
       area,
     ]));
     form.focusTarget = area;

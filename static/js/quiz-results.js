@@ -85,7 +85,7 @@
       const layout = CL.chartLayout(CL.chartTheme(), {
         margin: { l: 10, r: 48, t: 10, b: 40 },
         height: Math.max(160, 44 * sorted.length + 60),
-        xaxis: { range: [0, 100], dtick: narrow ? 50 : 25, tickangle: 0, title: { text: "score (%)" },
+        xaxis: { range: [0, 100], dtick: narrow ? 50 : 25, tickangle: 0, title: { text: _("score (%)") },
           ticksuffix: "%", fixedrange: true },
         yaxis: { automargin: true, fixedrange: true, autorange: "reversed" },
       });
@@ -101,7 +101,7 @@
     const topics = summarize(results);
     const missed = results.filter((r) => (r.selfAssessed ? r.score < 0.5 : !r.correct));
     container.textContent = "";
-    const title = el("h2", { class: "results-title", tabindex: "-1", text: "Results" });
+    const title = el("h2", { class: "results-title", tabindex: "-1", text: _("Results") });
     const minutes = Math.floor(outcome.seconds / 60);
     const seconds = String(outcome.seconds % 60).padStart(2, "0");
     container.append(title);
@@ -109,15 +109,15 @@
     container.append(
       el("p", { class: "score" }, [
         el("strong", { text: `${Math.round(score * 10) / 10} / ${total}` }),
-        ` (${total ? Math.round((100 * score) / total) : 0}%) in ${minutes}:${seconds}.`,
-        results.some((r) => r.selfAssessed) ? " Explain questions count as you ticked them." : "",
+        _(" ({percent}%) in {time}.", { percent: total ? Math.round((100 * score) / total) : 0, time: `${minutes}:${seconds}` }),
+        results.some((r) => r.selfAssessed) ? _(" Explain questions count as you ticked them.") : "",
       ]),
     );
-    const chart = el("div", { class: "results-chart", role: "img", "aria-label": "Score per topic, as in the table below" });
+    const chart = el("div", { class: "results-chart", role: "img", "aria-label": _("Score per topic, as in the table below") });
     container.appendChild(chart);
     const table = el("table", { class: "results-table" }, [
-      el("caption", { class: "visually-hidden", text: "Score per topic" }),
-      el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: "Topic" }), el("th", { scope: "col", text: "Score" })])]),
+      el("caption", { class: "visually-hidden", text: _("Score per topic") }),
+      el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: _("Topic") }), el("th", { scope: "col", text: _("Score") })])]),
       el("tbody", {}, topics.map((t) => el("tr", {}, [
         el("td", {}, [el("a", { href: `/lessons/${t.slug}`, text: t.title })]),
         el("td", { text: `${Math.round(t.score * 10) / 10} / ${t.total}` }),
@@ -126,7 +126,7 @@
     container.appendChild(table);
     if (!options.embedded) {
       const draw = () => drawChart(chart, topics, options.plotlyUrl).catch(() => {
-        chart.replaceChildren(el("p", { class: "muted", text: "The chart could not be drawn; the table has the same numbers." }));
+        chart.replaceChildren(el("p", { class: "muted", text: _("The chart could not be drawn; the table has the same numbers.") }));
       });
       draw();
       const redraw = () => (chart.isConnected ? draw() : document.removeEventListener("themechange", redraw));
@@ -134,18 +134,18 @@
     } else {
       chart.remove();
     }
-    container.appendChild(el("h3", { text: missed.length ? "Questions to review" : "Nothing to review: every answer was right." }));
+    container.appendChild(el("h3", { text: missed.length ? _("Questions to review") : _("Nothing to review: every answer was right.") }));
     if (missed.length) {
       container.appendChild(el("ul", { class: "missed" }, missed.map((r) => el("li", {}, [
-        el("span", { text: r.skipped ? "(not answered) " : "" }),
+        el("span", { text: r.skipped ? _("(not answered) ") : "" }),
         el("span", { text: r.prompt }), " ",
-        el("a", { href: r.lesson_url, text: "read the lesson" }),
+        el("a", { href: r.lesson_url, text: _("read the lesson") }),
       ]))));
     }
-    const again = el("button", { type: "button", class: "primary practise-again", text: "Practise these again" });
+    const again = el("button", { type: "button", class: "primary practise-again", text: _("Practise these again") });
     again.disabled = !missed.length;
     again.addEventListener("click", () => options.onAgain(missed.map((r) => r.id)));
-    const fresh = el("button", { type: "button", class: "new-quiz", text: options.embedded ? "Start again" : "New quiz" });
+    const fresh = el("button", { type: "button", class: "new-quiz", text: options.embedded ? _("Start again") : _("New quiz") });
     fresh.addEventListener("click", () => options.onNew());
     container.appendChild(el("p", { class: "actions" }, [again, " ", fresh]));
     title.focus();
@@ -164,10 +164,10 @@
     const recent = attempts.slice(-8).reverse();
     body.appendChild(el("ul", { class: "history-list" }, recent.map((a) => {
       const when = new Date(a.at);
-      const label = Number.isNaN(when.getTime()) ? "" : when.toLocaleString();
+      const label = Number.isNaN(when.getTime()) ? "" : when.toLocaleString(document.documentElement.lang || undefined);
       return el("li", {}, [
         el("span", { class: "muted", text: `${label} · ` }),
-        el("span", { text: `${{ mock: "Mock interview", review: "Review" }[a.mode] || "Quiz"}: ${Math.round(a.score * 10) / 10} / ${a.total}` }),
+        el("span", { text: _("{mode}: {score} / {total}", { mode: { mock: _("Mock interview"), review: _("Review") }[a.mode] || _("Quiz"), score: Math.round(a.score * 10) / 10, total: a.total }) }),
       ]);
     })));
     const totals = new Map();
@@ -180,9 +180,9 @@
     const weak = Array.from(totals.values()).filter((t) => t.total)
       .sort((a, b) => a.score / a.total - b.score / b.total).slice(0, 5);
     if (weak.length) {
-      body.appendChild(el("p", { class: "history-weak-title", text: "Weakest topics so far:" }));
+      body.appendChild(el("p", { class: "history-weak-title", text: _("Weakest topics so far:") }));
       body.appendChild(el("ul", { class: "history-weak" }, weak.map((t) =>
-        el("li", { text: `${t.title}: ${Math.round((100 * t.score) / t.total)}% of ${t.total}` }))));
+        el("li", { text: _("{title}: {percent}% of {total}", { title: t.title, percent: Math.round((100 * t.score) / t.total), total: t.total }) }))));
     }
   }
 

@@ -99,8 +99,8 @@
     // "today", "tomorrow" or "in N days", counted from today.
     when(day) {
       const n = daysBetween(today(), day);
-      if (n <= 0) return "today";
-      return n === 1 ? "tomorrow" : `in ${n} days`;
+      if (n <= 0) return _("today");
+      return n === 1 ? _("tomorrow") : _("in {n} days", { n });
     },
     // Forget ids the bank no longer has (the server reports them).
     drop(ids) {

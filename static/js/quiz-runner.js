@@ -28,15 +28,15 @@
       this.progress = el("p", { class: "quiz-progress muted", "aria-live": "polite" });
       this.timer = el("p", { class: "quiz-timer", hidden: true, role: "timer", "aria-live": "off" });
       this.bar = el("progress", { class: "quiz-bar", max: "1", value: "0", "aria-hidden": "true" });
-      this.quit = el("button", { type: "button", class: "quiz-quit", text: this.embedded ? "Stop" : "End quiz" });
+      this.quit = el("button", { type: "button", class: "quiz-quit", text: this.embedded ? _("Stop") : _("End quiz") });
       this.card = el("article", { class: "question-card panel" });
       this.feedback = el("div", { class: "feedback", "aria-live": "polite" });
       this.error = el("p", { class: "quiz-error error-box", role: "alert", hidden: true });
       this.staleText = el("p");
-      this.freshButton = el("button", { type: "button", class: "primary fresh-question", text: "Continue with a fresh question" });
+      this.freshButton = el("button", { type: "button", class: "primary fresh-question", text: _("Continue with a fresh question") });
       this.stale = el("div", { class: "quiz-stale error-box", role: "alert", hidden: true }, [this.staleText, this.freshButton]);
-      this.submitButton = el("button", { type: "button", class: "primary submit-answer" }, ["Submit ", el("kbd", { text: "Enter" })]);
-      this.nextButton = el("button", { type: "button", class: "next-question", hidden: true }, ["Next ", el("kbd", { text: "N" })]);
+      this.submitButton = el("button", { type: "button", class: "primary submit-answer" }, [_("Submit "), el("kbd", { text: "Enter" })]);
+      this.nextButton = el("button", { type: "button", class: "next-question", hidden: true }, [_("Next "), el("kbd", { text: "N" })]);
       r.append(
         el("div", { class: "run-bar" }, [this.progress, this.timer, this.quit]),
         this.bar, this.card, this.error, this.stale, this.feedback,
@@ -66,9 +66,9 @@
         const left = Math.max(0, this.timeLimitS - Math.floor((Date.now() - this.startedAt) / 1000));
         const m = Math.floor(left / 60);
         const s = String(left % 60).padStart(2, "0");
-        this.timer.textContent = `Time left ${m}:${s}`;
+        this.timer.textContent = _("Time left {time}", { time: `${m}:${s}` });
         this.timer.classList.toggle("low", left <= 60);
-        if (left === 0) this.finish(true, "Time is up.");
+        if (left === 0) this.finish(true, _("Time is up."));
       };
       tick();
       this.timerId = global.setInterval(tick, 1000);
@@ -77,7 +77,7 @@
     show() {
       const q = this.questions[this.index];
       const n = this.questions.length;
-      this.progress.textContent = `Question ${this.index + 1} of ${n}`;
+      this.progress.textContent = _("Question {n} of {total}", { n: this.index + 1, total: n });
       this.bar.max = n;
       this.bar.value = this.index;
       this.feedback.textContent = "";
@@ -91,16 +91,16 @@
       this.card.dataset.kind = q.kind;
       this.card.dataset.questionId = q.id;
       const title = el(this.embedded ? "h3" : "h2", { class: "question-title", tabindex: "-1" }, [
-        el("span", { class: "visually-hidden", text: `Question ${this.index + 1}. ` }),
+        el("span", { class: "visually-hidden", text: _("Question {n}. ", { n: this.index + 1 }) }),
         el("span", { class: "badge topic", text: topicOf(q).title }), " ",
-        el("span", { class: `badge level level-${q.difficulty}`, text: q.difficulty }),
-        topicOf(q).slug !== q.topic ? el("span", { class: "muted home-lesson", text: ` from “${shortTitle(q.topic_title, 60)}”` }) : null,
+        el("span", { class: `badge level level-${q.difficulty}`, text: Q.difficultyLabel(q.difficulty) }),
+        topicOf(q).slug !== q.topic ? el("span", { class: "muted home-lesson", text: _(" from “{title}”", { title: shortTitle(q.topic_title, 60) }) }) : null,
       ]);
       const form = { uid: `${this.uidBase}-${this.index}`, body: el("div", { class: "answer-area" }) };
       this.card.append(title, el("div", { class: "prompt", html: q.prompt_html }));
       if (q.figure) this.card.appendChild(Q.renderFigure(q.figure));
       const none = (q.options || []).find((o) => o.exclusive);
-      const hint = none ? `${Q.KIND_HINTS[q.kind]} If none fits, choose “${textOf(none.html)}”.` : Q.KIND_HINTS[q.kind];
+      const hint = none ? _("{hint} If none fits, choose “{none}”.", { hint: Q.KIND_HINTS[q.kind], none: textOf(none.html) }) : Q.KIND_HINTS[q.kind];
       this.card.appendChild(el("p", { class: "hint muted", text: hint }));
       this.card.appendChild(form.body);
       Q.renderAnswer(q, form);
@@ -141,14 +141,14 @@
         this.submitButton.hidden = true;
         this.nextButton.hidden = false;
         this.nextButton.replaceChildren(
-          this.index + 1 < this.questions.length ? "Next " : "See results ", el("kbd", { text: "N" }));
+          this.index + 1 < this.questions.length ? _("Next ") : _("See results "), el("kbd", { text: "N" }));
         heading.focus({ preventScroll: true });
         heading.scrollIntoView({ block: "nearest", behavior: "smooth" });
       } catch (err) {
         if (err.stale) {
           this.showStale();
         } else {
-          this.error.textContent = `Could not check the answer: ${err.message}`;
+          this.error.textContent = _("Could not check the answer: {error}", { error: err.message });
           this.error.hidden = false;
           this.submitButton.disabled = false;
         }
@@ -162,9 +162,9 @@
     showStale() {
       const done = this.results.filter(Boolean);
       const score = done.reduce((sum, r) => sum + (r.score || 0), 0);
-      this.staleText.textContent = "This answer cannot be checked: the question was made with " +
-        "another key (the server was restarted with a new secret, or another server handed it " +
-        `out). Your score so far is kept: ${Math.round(score * 10) / 10} of ${done.length}.`;
+      this.staleText.textContent = _(
+        "This answer cannot be checked: the question was made with another key (the server was restarted with a new secret, or another server handed it out). Your score so far is kept: {score} of {total}.",
+        { score: Math.round(score * 10) / 10, total: done.length });
       this.stale.hidden = false;
       this.freshButton.disabled = false;
       this.freshButton.focus({ preventScroll: true });
@@ -190,7 +190,7 @@
         });
         this.show();
       } catch (err) {
-        this.staleText.textContent = `Could not fetch a fresh question: ${err.message}. Your score so far is kept.`;
+        this.staleText.textContent = _("Could not fetch a fresh question: {error}. Your score so far is kept.", { error: err.message });
         this.freshButton.disabled = false;
       } finally {
         this.busy = false;

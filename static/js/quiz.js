@@ -15,7 +15,7 @@
     const pickerCount = form.querySelector("[data-role=topic-count]");
     function showChosen() {
       const n = topicBoxes.filter((b) => b.checked).length;
-      if (pickerCount) pickerCount.textContent = n ? `(${n} chosen)` : "";
+      if (pickerCount) pickerCount.textContent = n ? _("({n} chosen)", { n }) : "";
     }
     all.addEventListener("change", () => {
       if (all.checked) topicBoxes.forEach((b) => { b.checked = false; });
@@ -58,7 +58,7 @@
     history.querySelector("[data-role=history-clear]").addEventListener("click", () => {
       History.clear();
       renderHistory(history);
-      status.textContent = "History cleared.";
+      status.textContent = _("History cleared.");
     });
     renderHistory(history);
   }
@@ -67,12 +67,15 @@
   // that forgets the list. Returns the function that shows the current counts.
   function bindReview(panel, startReview, status) {
     const q = (role) => panel.querySelector(`[data-role=${role}]`);
-    const plural = (n) => `${n} question${n === 1 ? "" : "s"}`;
     function show() {
       const { due, later, next } = Q.Review.summary();
-      q("review-due").textContent = `${due ? plural(due) : "No questions"} due for review`;
-      q("review-later").textContent = later
-        ? `${plural(later)} scheduled later; the next is due ${Q.Review.when(next)}.` : "";
+      const dueText = { 0: _("No questions due for review"), 1: _("1 question due for review") }[due];
+      q("review-due").textContent = dueText || _("{n} questions due for review", { n: due });
+      const when = later ? Q.Review.when(next) : "";
+      const laterText = later === 1
+        ? _("1 question scheduled later; the next is due {when}.", { when })
+        : _("{n} questions scheduled later; the next is due {when}.", { n: later, when });
+      q("review-later").textContent = later ? laterText : "";
       q("review-start").disabled = !due;
       q("review-forget").disabled = !(due + later);
     }
@@ -80,7 +83,7 @@
     q("review-forget").addEventListener("click", () => {
       Q.Review.forget();
       show();
-      status.textContent = "Review list forgotten.";
+      status.textContent = _("Review list forgotten.");
     });
     show();
     return show;
@@ -120,12 +123,12 @@
     }
 
     async function begin(params, url = urls.questions) {
-      status.textContent = "Loading questions…";
+      status.textContent = _("Loading questions…");
       let data;
       try {
         data = await getJSON(`${url}?${params}`);
       } catch (err) {
-        status.textContent = `Could not load questions: ${err.message}`;
+        status.textContent = _("Could not load questions: {error}", { error: err.message });
         return;
       }
       if (data.unknown && data.unknown.length) {
@@ -134,10 +137,10 @@
       }
       if (!data.questions.length) {
         if (data.mode === "review") {
-          status.textContent = "The questions due are no longer in the bank; they left your review list.";
+          status.textContent = _("The questions due are no longer in the bank; they left your review list.");
           return;
         }
-        status.textContent = "No questions match these choices. Try more topics or any difficulty.";
+        status.textContent = _("No questions match these choices. Try more topics or any difficulty.");
         return;
       }
       status.textContent = "";
@@ -164,10 +167,10 @@
     const box = el("div", { class: "quiz-embed-body" });
     section.replaceChildren(box); // the lesson's own "Self-check" heading introduces it
     async function begin(params) {
-      box.textContent = "Loading questions…";
+      box.textContent = _("Loading questions…");
       try {
         const data = await getJSON(`${urls.questions}?${params}`);
-        if (!data.questions.length) { box.textContent = "No questions for this lesson yet."; return; }
+        if (!data.questions.length) { box.textContent = _("No questions for this lesson yet."); return; }
         const runner = new Runner(box, {
           answerUrl: urls.answer,
           questionsUrl: urls.questions,
@@ -180,7 +183,7 @@
         });
         runner.start(data.questions, null);
       } catch (err) {
-        box.textContent = `Could not load the questions: ${err.message}`;
+        box.textContent = _("Could not load the questions: {error}", { error: err.message });
       }
     }
     begin(new URLSearchParams({ mode: "lesson", lesson: slug, count }));

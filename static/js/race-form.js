@@ -5,6 +5,8 @@
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
+  // The rank mappings (app/fabric/mapping.py) as the form names them.
+  const MAPPINGS = { fill: _("fill"), round_robin: _("round-robin") };
   const SIZES = Array.from({ length: 23 }, (_, i) => 2 ** (10 + i)); // 1 KiB .. 4 GiB
 
   function option(value, label, selected) {
@@ -28,7 +30,7 @@
       this.el("ranks").max = String(catalog.max_ranks);
       this._sizes(Number(q.bytes));
       for (const t of catalog.topologies) this.el("topology").append(option(t.name, t.label, t.name === (q.topology || "flat")));
-      for (const m of catalog.mappings) this.el("mapping").append(option(m, m.replace("_", "-"), m === (q.mapping || "fill")));
+      for (const m of catalog.mappings) this.el("mapping").append(option(m, MAPPINGS[m] || m.replace("_", "-"), m === (q.mapping || "fill")));
       this._topology(q);
       this._algorithms();
       form.addEventListener("change", (e) => this._changed(e));
@@ -94,7 +96,7 @@
         const refused = (this.config.refused[`${collective}/${a.name}`] || []).includes(ranks);
         const label = document.createElement("label");
         label.className = "algorithm-choice";
-        label.title = refused ? `not at ${ranks} ranks` : a.description;
+        label.title = refused ? _("not at {ranks} ranks", { ranks }) : a.description;
         const box = Object.assign(document.createElement("input"), {
           type: "checkbox", value: a.name, checked: !refused && this.wanted.has(a.name), disabled: refused,
         });
@@ -113,7 +115,7 @@
       const n = this._checked().length;
       const ok = n >= this.catalog.min_algorithms && n <= this.catalog.max_algorithms;
       const hint = this.form.querySelector('[data-role="algorithms-hint"]');
-      hint.textContent = `(${this.catalog.min_algorithms} to ${this.catalog.max_algorithms}; ${n} chosen)`;
+      hint.textContent = _("({min} to {max}; {n} chosen)", { min: this.catalog.min_algorithms, max: this.catalog.max_algorithms, n });
       hint.classList.toggle("bad-text", !ok);
       this.form.querySelector('[data-role="race-run"]').disabled = !ok;
       this.form.querySelector('[data-role="algorithms-value"]').value = this._checked().join(",");

@@ -20,7 +20,7 @@
 
   // A link as people read it: "spine 0 → leaf 0 (12.5 GB/s)".
   function linkName(link) {
-    if (!link) return "no link";
+    if (!link) return _("no link");
     return `${link.name} (${CL.sig(link.bandwidth_gbs, 3)} GB/s)`;
   }
 

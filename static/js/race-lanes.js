@@ -9,7 +9,8 @@
   const CL = global.CollectiveLab;
   const F = CL.raceFormat;
   const SHOWN_LINKS = 4; // the busiest links named under a lane
-  const PLACES = ["1st", "2nd", "3rd", "4th"];
+  const PLACES = [_("1st"), _("2nd"), _("3rd"), _("4th")];
+  const BOUND = { latency: _("latency-bound"), bandwidth: _("bandwidth-bound") };
 
   function el(tag, className, text) {
     const e = document.createElement(tag);
@@ -30,9 +31,10 @@
 
   function stepTitle(s, n) {
     const b = s.bottleneck;
-    const where = b ? ` on ${F.linkName(b)}, ${CL.formatBytes(b.bytes, "binary")}` : "";
-    return `Step ${s.index + 1} of ${n}${s.phase ? ` (${s.phase})` : ""}: ${F.formatTime(s.time_s)} = `
-      + `${F.formatTime(s.latency_s)} α + ${F.formatTime(s.bandwidth_s)}${where}`;
+    const step = s.phase ? _("Step {k} of {n} ({phase})", { k: s.index + 1, n, phase: s.phase }) : _("Step {k} of {n}", { k: s.index + 1, n });
+    const sum = `${F.formatTime(s.time_s)} = ${F.formatTime(s.latency_s)} α + ${F.formatTime(s.bandwidth_s)}`;
+    return b ? _("{step}: {sum} on {link}, {bytes}", { step, sum, link: F.linkName(b), bytes: CL.formatBytes(b.bytes, "binary") })
+      : _("{step}: {sum}", { step, sum });
   }
 
   class RaceLanes {
@@ -59,13 +61,15 @@
       const place = el("span", "lane-place", "");
       const name = el("h3", "lane-name", run.algorithm.replace(/_/g, " "));
       const sum = el("span", "lane-sum muted",
-        `${n} step${n === 1 ? "" : "s"} · ${F.formatTime(run.time_s)} · ${run.bound}-bound`
+        (n === 1 ? _("1 step") : _("{n} steps", { n })) + ` · ${F.formatTime(run.time_s)} · ${BOUND[run.bound] || `${run.bound}-bound`}`
         + (run.busbw_gbs ? ` · busbw ${CL.sig(run.busbw_gbs, 3)} GB/s` : ""));
       head.append(place, name, sum);
       const track = el("div", "lane-track");
       track.setAttribute("role", "img");
-      track.setAttribute("aria-label", `${run.algorithm.replace(/_/g, " ")}: ${n} steps, ${F.formatTime(run.time_s)} in all`
-        + (run.bottleneck ? `; its costliest link: ${F.linkName(run.bottleneck)}` : ""));
+      const facts = { algorithm: run.algorithm.replace(/_/g, " "), n, time: F.formatTime(run.time_s) };
+      track.setAttribute("aria-label", run.bottleneck
+        ? _("{algorithm}: {n} steps, {time} in all; its costliest link: {link}", Object.assign(facts, { link: F.linkName(run.bottleneck) }))
+        : _("{algorithm}: {n} steps, {time} in all", facts));
       for (const s of run.steps) {
         const seg = el("span", "seg");
         seg.style.left = `${(100 * s.start_s) / this.end}%`;
@@ -85,7 +89,7 @@
       const now = el("p", "lane-now");
       now.dataset.role = "now";
       const links = el("ul", "lane-links");
-      links.setAttribute("aria-label", `${run.algorithm.replace(/_/g, " ")}: the busiest links now`);
+      links.setAttribute("aria-label", _("{algorithm}: the busiest links now", { algorithm: run.algorithm.replace(/_/g, " ") }));
       box.append(head, track, now, links);
       return { run, box, place, future, playhead: head2, now, links, shown: -2 };
     }
@@ -110,15 +114,20 @@
     _now(lane, i) {
       const { run } = lane;
       if (i < 0) {
-        lane.now.textContent = `Finished at ${F.formatTime(run.time_s)}: ${PLACES[run.place - 1]}.`
-          + (run.bottleneck ? ` Its costliest link: ${F.linkName(run.bottleneck)}.` : "");
+        const facts = { time: F.formatTime(run.time_s), place: PLACES[run.place - 1] };
+        lane.now.textContent = run.bottleneck
+          ? _("Finished at {time}: {place}. Its costliest link: {link}.", Object.assign(facts, { link: F.linkName(run.bottleneck) }))
+          : _("Finished at {time}: {place}.", facts);
         lane.links.replaceChildren();
         return;
       }
       const s = run.steps[i];
       const b = s.bottleneck;
-      lane.now.textContent = `Step ${i + 1} of ${run.steps.length}${s.phase ? ` (${s.phase})` : ""}: `
-        + `${F.formatTime(s.time_s)}; bottleneck ${b ? `${F.linkName(b)}, ${CL.formatBytes(b.bytes, "binary")}` : "none (α only)"}.`;
+      const step = s.phase ? _("Step {k} of {n} ({phase})", { k: i + 1, n: run.steps.length, phase: s.phase })
+        : _("Step {k} of {n}", { k: i + 1, n: run.steps.length });
+      lane.now.textContent = b
+        ? _("{step}: {time}; bottleneck {link}, {bytes}.", { step, time: F.formatTime(s.time_s), link: F.linkName(b), bytes: CL.formatBytes(b.bytes, "binary") })
+        : _("{step}: {time}; bottleneck none (α only).", { step, time: F.formatTime(s.time_s) });
       const order = s.links.map((_, k) => k).sort((a, c) => s.utilisation[c] - s.utilisation[a]).slice(0, SHOWN_LINKS);
       lane.links.replaceChildren(...order.map((k) => {
         const item = el("li", "link-load");

@@ -20,9 +20,11 @@
   }
 
   async function getJSON(url) {
-    const r = await fetch(url, { headers: { Accept: "application/json" } });
-    const body = await r.json().catch(() => ({ error: `the server answered ${r.status}` }));
-    if (!r.ok) throw new Error(body.error || `the server answered ${r.status}`);
+    // The API answers in the page's language (an embed's ?lang= is not remembered in a cookie).
+    const r = await fetch(`${url}${url.includes("?") ? "&" : "?"}lang=${CL.lang}`, { headers: { Accept: "application/json" } });
+    const answered = _("the server answered {status}", { status: r.status });
+    const body = await r.json().catch(() => ({ error: answered }));
+    if (!r.ok) throw new Error(body.error || answered);
     return body;
   }
 
@@ -58,8 +60,8 @@
     const btn = root.querySelector('[data-role="play"]');
     btn.querySelector('[data-role="play-icon"]').hidden = playing;
     btn.querySelector('[data-role="pause-icon"]').hidden = !playing;
-    btn.querySelector('[data-role="play-label"]').textContent = playing ? "Pause" : "Play";
-    btn.setAttribute("aria-label", playing ? "Pause (Space)" : "Play (Space)");
+    btn.querySelector('[data-role="play-label"]').textContent = playing ? _("Pause") : _("Play");
+    btn.setAttribute("aria-label", playing ? _("Pause (Space)") : _("Play (Space)"));
   }
 
   function play() {
@@ -96,8 +98,8 @@
   function announce() {
     if (!state.race) return;
     const done = state.race.runs.filter((r) => r.time_s <= state.t * (1 + 1e-12)).length;
-    $("race-status").textContent = `At ${F.formatTime(state.t)} of ${F.formatTime(state.end)}: `
-      + `${done} of ${state.race.runs.length} finished.`;
+    $("race-status").textContent = _("At {now} of {end}: {done} of {n} finished.",
+      { now: F.formatTime(state.t), end: F.formatTime(state.end), done, n: state.race.runs.length });
   }
 
   // -- a race --------------------------------------------------------------------------------
@@ -128,7 +130,7 @@
     sentence.dataset.role = "verdict-text";
     sentence.textContent = race.verdict;
     verdict.append(sentence, finishOrder(race));
-    $("clock-total").textContent = `of ${F.formatTime(state.end)} · ${race.topology.label}`;
+    $("clock-total").textContent = _("of {end} · {topology}", { end: F.formatTime(state.end), topology: race.topology.label });
     $("lane-legend").hidden = false;
     for (const b of root.querySelectorAll(".race-player button")) b.disabled = false;
     setTime(0);
@@ -140,13 +142,13 @@
     const asked = ++state.asked; // a newer request wins
     pause();
     showError("");
-    $("race-status").textContent = "racing…";
+    $("race-status").textContent = _("racing…");
     try {
       const race = await getJSON(`${config.urls.race}?${qs(query)}`);
       if (asked !== state.asked) return;
       showRace(race);
     } catch (e) {
-      if (asked === state.asked) { showError(e.message); $("race-status").textContent = "no race"; }
+      if (asked === state.asked) { showError(e.message); $("race-status").textContent = _("no race"); }
       return;
     }
     if (sweep) {

@@ -6,40 +6,29 @@ the right ones and the feedback's words come from the step itself.
 
 from __future__ import annotations
 
-from app.collectives import COLLECTIVES, chunk_label
+from app.collectives import chunk_label
 from app.collectives.trace import ranks_in
+from app.i18n import N_
+from app.i18n.catalog import translate
 
 from .predict import PredictSpec, instance
+from .predict_words import algorithm_name, collective_name, title
 
-ALGORITHM_NAMES = {
-    "bruck": "Bruck",
-    "rabenseifner": "Rabenseifner",
-    "recursive_doubling": "recursive-doubling",
-    "recursive_halving": "recursive-halving",
-    "binomial_tree": "binomial-tree",
-    "binary_tree": "binary-tree",
-    "double_binary_tree": "double-binary-tree",
-    "scatter_allgather": "scatter + allgather",
-    "reduce_broadcast": "reduce + broadcast",
-    "ring_bidirectional": "bidirectional-ring",
-    "2d_torus": "2D-torus",
-    "tree_pipelined": "pipelined double-binary-tree",
-    "pat": "PAT",
-}
 PREDICT_NAMES = {
     "collective", "algorithm", "title", "ranks", "root", "step", "done", "total", "rank",
     "chunk", "ranks_per_node",
 }  # fmt: skip
 NONE = "none"  # the option "no chunk", for asks whose right answer may be no option at all
-NONE_LABELS = {"complete": "none: no chunk is complete"}
+NONE_LABELS = {"complete": N_("none: no chunk is complete")}
 
 
-def predict_env(spec: PredictSpec, values: dict) -> dict:
-    """Return the names a predict prompt may use: title, ranks, step, rank, chunk, root, ..."""
+def predict_env(spec: PredictSpec, values: dict, lang: str = "en") -> dict:
+    """Return the names a predict prompt may use: title, ranks, step, rank, chunk, root, ...
+    (the names of the algorithm and the collective in `lang`)."""
     case, trace = instance(spec, values)
     env = {
-        "collective": COLLECTIVES[case.collective].title,
-        "algorithm": ALGORITHM_NAMES.get(case.algorithm, case.algorithm.replace("_", " ")),
+        "collective": collective_name(case.collective, lang),
+        "algorithm": algorithm_name(case.algorithm, lang),
         "ranks": values["ranks"],
         "root": values["root"],
         "step": values["step"] + 1,  # the step to predict, counted from 1
@@ -49,8 +38,7 @@ def predict_env(spec: PredictSpec, values: dict) -> dict:
         "chunk": chunk_label(values["chunk"]) if "chunk" in values else "",
         "ranks_per_node": values.get("ranks_per_node", ""),
     }
-    title = f"{env['algorithm']} {env['collective']}"
-    env["title"] = title[0].upper() + title[1:]
+    env["title"] = title(case.collective, case.algorithm, lang)
     return env
 
 
@@ -85,8 +73,9 @@ def figure(spec: PredictSpec, values: dict) -> dict:
     }
 
 
-def predict_options(spec: PredictSpec, values: dict) -> list[tuple[str, str]]:
-    """Return (id, label) of every option: chunks or ranks, depending on the ask.
+def predict_options(spec: PredictSpec, values: dict, lang: str = "en") -> list[tuple[str, str]]:
+    """Return (id, label) of every option, labelled in `lang`: chunks or ranks, depending on
+    the ask.
 
     A `complete` question's answer is often no chunk (about a third of draws), which a form
     of checkboxes cannot send: it ends with NONE, on every draw so it gives nothing away.
@@ -94,12 +83,16 @@ def predict_options(spec: PredictSpec, values: dict) -> list[tuple[str, str]]:
     _, trace = instance(spec, values)
     if spec.ask in ("peers", "contributions"):
         return [
-            (f"r{q}", f"rank {q}")
+            (f"r{q}", translate(lang, "rank %(rank)s", rank=q))
             for q in range(trace.ranks)
             if not (spec.ask == "peers" and q == values["rank"])
         ]
-    chunks = [(f"c{c}", f"chunk {chunk_label(c)}") for c in range(trace.chunk_count)]
-    return chunks + ([(NONE, NONE_LABELS[spec.ask])] if spec.ask in NONE_LABELS else [])
+    chunks = [
+        (f"c{c}", translate(lang, "chunk %(chunk)s", chunk=chunk_label(c)))
+        for c in range(trace.chunk_count)
+    ]
+    none = [(NONE, translate(lang, NONE_LABELS[spec.ask]))] if spec.ask in NONE_LABELS else []
+    return chunks + none
 
 
 def predict_truth(spec: PredictSpec, values: dict) -> frozenset[str]:
@@ -122,26 +115,47 @@ def predict_truth(spec: PredictSpec, values: dict) -> frozenset[str]:
     )
 
 
-def describe_step(spec: PredictSpec, values: dict) -> list[str]:
-    """Say in words what rank `rank` does in the step, from the trace (for the feedback)."""
+def describe_step(spec: PredictSpec, values: dict, lang: str = "en") -> list[str]:
+    """Say in words (in `lang`) what rank `rank` does in the step, from the trace (feedback)."""
     _, trace = instance(spec, values)
     step, rank = values["step"], values["rank"]
     s = trace.steps[step]
-    lines = [f"Step {step + 1} of {trace.total_steps} ({s.phase}):"]
-    verbs = {"copy": "copied over", "reduce": "reduced into"}
+    lines = [
+        translate(
+            lang,
+            "Step %(step)s of %(total)s (%(phase)s):",
+            step=step + 1,
+            total=trace.total_steps,
+            phase=s.phase,
+        )
+    ]
+    moves = {
+        "copy": N_(
+            "rank %(src)s → rank %(dst)s: chunk %(chunk)s (copied over rank %(dst)s's copy)"
+        ),
+        "reduce": N_(
+            "rank %(src)s → rank %(dst)s: chunk %(chunk)s (reduced into rank %(dst)s's copy)"
+        ),
+    }
     mine = [t for t in s.transfers if rank in (t.src, t.dst)]
     for t in mine:
-        lines.append(
-            f"rank {t.src} → rank {t.dst}: chunk {chunk_label(t.chunk)} ({verbs[t.op]} "
-            f"rank {t.dst}'s copy)"
-        )
+        lines.append(translate(lang, moves[t.op], src=t.src, dst=t.dst, chunk=chunk_label(t.chunk)))
     if not mine:
-        lines.append(f"rank {rank} neither sends nor receives.")
+        lines.append(translate(lang, "rank %(rank)s neither sends nor receives.", rank=rank))
     after = trace.holdings_at(step)
+    everyone = translate(lang, "all ranks")
     cells = []
     for c in range(trace.chunk_count):
         held = ranks_in(after.get((rank, c), 0))
-        shown = "all ranks" if len(held) == trace.ranks > 2 else "+".join(map(str, held)) or "—"
+        shown = everyone if len(held) == trace.ranks > 2 else "+".join(map(str, held)) or "—"
         cells.append(f"{chunk_label(c)}: {shown}")
-    lines.append(f"After the step, rank {rank} holds " + ", ".join(cells) + ".")
+    separator = translate(lang, ", ")
+    lines.append(
+        translate(
+            lang,
+            "After the step, rank %(rank)s holds %(cells)s.",
+            rank=rank,
+            cells=separator.join(cells),
+        )
+    )
     return lines

@@ -12,11 +12,13 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from app.costs import CostError
+from app.i18n.catalog import translate
 from app.reading.nccl_tests import COLLECTIVES, MAX_RANKS, NcclTestsError
 from app.reading.nccl_tests_json import read_output
 from app.reading.nccl_tests_model import PRESETS, model_beside
 
 from ..errors import InputError
+from ..i18n import page_language
 from .costs import finite
 
 bp = Blueprint("nccl_tests", __name__)
@@ -80,8 +82,11 @@ def read():
         reading = read_output(output, collective=collective, ranks=ranks)
     except (NcclTestsError, RecursionError) as error:
         raise InputError(f"output: {error}"[:500]) from None
+    lang = page_language()
     try:
-        model = model_beside(reading, preset)
+        model = model_beside(reading, preset, lang)
     except CostError as error:  # a shape the cost model refuses (e.g. too many ranks)
         raise InputError(f"ranks: {error}") from None
-    return jsonify(finite({"reading": reading.as_dict(), "model": model}))
+    # The page's words in the reader's language: the summary, the notes and the sentence.
+    said = {"summary": reading.summary(lang), "notes": [translate(lang, n) for n in reading.notes]}
+    return jsonify(finite({"reading": {**reading.as_dict(), **said}, "model": model}))

@@ -47,6 +47,7 @@ from app.quiz.select import (
 from app.quiz.tokens import GradedDraws
 
 from ..errors import InputError
+from ..i18n import page_language
 
 bp = Blueprint("quiz_api", __name__)
 
@@ -71,9 +72,11 @@ def _graded() -> GradedDraws:
 
 
 def app_bank():
-    """Return the quiz bank of this app's lessons folder (LESSONS_DIR, default ./lessons)."""
+    """Return the quiz bank of this app's lessons folder (LESSONS_DIR, default ./lessons), in
+    the request's language: the same questions, ids and answers, in the reader's words."""
     directory = current_app.config.get("LESSONS_DIR")
-    return current_bank(Path(directory)) if directory else current_bank()
+    bank = current_bank(Path(directory)) if directory else current_bank()
+    return bank.in_language(page_language())
 
 
 @bp.errorhandler(BankError)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 
 from flask import Blueprint, current_app, jsonify, request
+from flask_babel import gettext as _
 
 from app.collectives import CollectiveError
 from app.costs import CostError
@@ -112,13 +113,29 @@ def race_sweep():
 def topologies():
     """List the topologies with their parameters and presets, and the rank mappings."""
     return jsonify(
-        topologies=[spec.as_dict() for spec in TOPOLOGIES.values()],
+        topologies=[_spec_shown(spec.as_dict()) for spec in TOPOLOGIES.values()],
         mappings=list(MAPPINGS),
         min_algorithms=MIN_ALGORITHMS,
         max_algorithms=MAX_ALGORITHMS,
         max_ranks=int(current_app.config["LAB_MAX_RANKS"]),
         max_bytes=MAX_MESSAGE_BYTES,
     )
+
+
+def _spec_shown(spec: dict) -> dict:
+    """A topology's spec with its words (label, description, parameters' labels) in the
+    request's language."""
+
+    def shown(text: str) -> str:
+        return _(text) if text else text
+
+    params = [{**p, "label": shown(p["label"]), "help": shown(p["help"])} for p in spec["params"]]
+    return {
+        **spec,
+        "label": shown(spec["label"]),
+        "description": shown(spec["description"]),
+        "params": params,
+    }
 
 
 @bp.errorhandler(FabricError)

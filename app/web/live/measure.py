@@ -24,6 +24,7 @@ import socketio
 from flask import Flask
 
 from app.costs.hardware import HARDWARE, add_measured
+from app.i18n import N_
 from app.measure.backends import missing
 from app.measure.config import BACKENDS, MeasureConfig, cores
 from app.measure.fit import FitError, fit_result
@@ -44,7 +45,7 @@ MAX_WEB_BYTES = 64 << 20
 MAX_WEB_ITERS = 1000
 TIME_LIMIT_S = 120.0  # MeasureConfig's limit: the ranks are killed then
 OVERSUBSCRIBE_TIMES = 4  # ranks up to 4x the cores, with the oversubscription warning
-DISABLED = (
+DISABLED = N_(
     "measuring is turned off on this server (setting MEASURE_ENABLED): a measurement runs its "
     "ranks on every core of the server, so public and class servers turn it off. To turn it "
     "on, start the server without --no-measure and with COLLECTIVE_LAB_MEASURE_ENABLED unset "

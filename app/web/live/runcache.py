@@ -57,7 +57,7 @@ def encode_run(
     stops, and None is returned, once `cancelled()` says so: at 64 ranks it costs several
     times the engine's run, and a run replaced at once (a double click) needs none of it.
     """
-    start = encode(compact.start(trace))
+    start = encode(compact.start(trace, lang))
     if first is not None:
         first("sim_start", start)
     steps = []

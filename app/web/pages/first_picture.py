@@ -53,8 +53,10 @@ _recent = _Recent(KEEP)
 
 
 def first_picture(p: SimParams) -> dict | None:
-    """Return the run's step-0 picture (app.drawing.step0.picture), or None when busy."""
-    drawn = _recent.get(p)
+    """Return the run's step-0 picture (app.drawing.step0.picture) in the page's language, or
+    None when busy."""
+    lang = page_language()
+    drawn = _recent.get((p, lang))
     if drawn is not None:
         return drawn
     admitted = current_app.extensions["lab_admission"]
@@ -69,11 +71,10 @@ def first_picture(p: SimParams) -> dict | None:
     try:
         with lanes.slot(ticket.small):
             trace = simulate(**p.simulate_kwargs())
-            drawn = picture(trace)
-            lang = page_language()  # the embed's socket narrates in the page's language
-            if cache.enabled and not cache.holds(p, lang):
+            drawn = picture(trace, lang)
+            if cache.enabled and not cache.holds(p, lang):  # the embed's socket speaks `lang`
                 cache.put(p, encode_run(trace, lang=lang), lang)
     finally:
         admitted.release(ticket)
-    _recent.put(p, drawn)
+    _recent.put((p, lang), drawn)
     return drawn

@@ -12,8 +12,10 @@ A `/lab` link with settings in its query runs as soon as the page opens (`page_c
 from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template, request, url_for
+from flask_babel import gettext as _
 
 from ...collectives import COLLECTIVES, OPS, Limits, catalog, max_elements
+from ...i18n import N_
 from .. import params
 from ..errors import InputError
 from ..params import SimParams
@@ -21,9 +23,16 @@ from .first_picture import first_picture
 
 bp = Blueprint("lab", __name__)
 
-# How each collective is written for people; sendrecv is shown as the pipeline it runs.
-TITLES = {name: c.title for name, c in COLLECTIVES.items()} | {"sendrecv": "Send/Recv pipeline"}
-OP_LABELS = {"sum": "sum (+)", "prod": "product (×)", "max": "max", "min": "min", "avg": "average"}
+# How each collective is written for people; sendrecv is shown as the pipeline it runs. In
+# English: the page shows `titles()`, in its language.
+TITLES = {name: c.title for name, c in COLLECTIVES.items()} | {"sendrecv": N_("Send/Recv pipeline")}
+OP_LABELS = {
+    "sum": N_("sum (+)"),
+    "prod": N_("product (×)"),
+    "max": N_("max"),
+    "min": N_("min"),
+    "avg": N_("average"),
+}
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 # A step number beyond any run's length; the page shows the last step for a larger one than the
 # run has (a run's length is known only once it has run).
@@ -45,14 +54,29 @@ class PageError(Exception):
         self.message = message
 
 
+def titles() -> dict[str, str]:
+    """The collectives' names in the page's language."""
+    return {name: _(title) for name, title in TITLES.items()}
+
+
+def op_labels() -> dict[str, str]:
+    """The reduction ops' names in the page's language."""
+    return {name: _(label) for name, label in OP_LABELS.items()}
+
+
 def limits() -> Limits:
     """The limits of a run the page draws, from the app's settings."""
     return params.page_limits(current_app.config)
 
 
 def entries() -> list[dict]:
-    """Return the engine's catalog under the page's limits, with the titles the page shows."""
-    return [{**e, "title": TITLES[e["collective"]]} for e in catalog(limits())]
+    """Return the engine's catalog under the page's limits, with the titles and descriptions
+    the page shows, in its language."""
+    names = titles()
+    return [
+        {**e, "title": names[e["collective"]], "description": _(e["description"])}
+        for e in catalog(limits())
+    ]
 
 
 def algorithms_of(collective: str) -> dict[str, dict]:
@@ -160,12 +184,14 @@ def page_config(state: SimParams, speed: float, predict: bool = False) -> dict:
     """Return what the page's scripts need: the state, the catalog and the server's limits, and
     whether the player starts in predict mode."""
     lim = limits()
+    names = titles()
+    labels = op_labels()
     return {
         "state": {**_shown(state), "speed": speed},
         "predict": predict,
         "catalog": entries(),
-        "collectives": [{"name": c, "title": TITLES[c]} for c in collectives()],
-        "ops": [{"name": op, "label": OP_LABELS.get(op, op)} for op in OPS],
+        "collectives": [{"name": c, "title": names[c]} for c in collectives()],
+        "ops": [{"name": op, "label": labels.get(op, op)} for op in OPS],
         "speeds": list(SPEEDS),
         "limits": {
             "min_ranks": lim.min_ranks,
@@ -252,10 +278,10 @@ def lab_context(state: SimParams, speed: float, predict: bool = False) -> dict:
         "state": config["state"],
         "config": config,
         "algorithms": algorithms_of(state.collective),
-        "titles": TITLES,
+        "titles": titles(),
         "collective_names": collectives(),
         "ops": OPS,
-        "op_labels": OP_LABELS,
+        "op_labels": op_labels(),
         "speeds": SPEEDS,
         "rpn_choices": divisors(state.ranks),
         "max_elements": max_elements(state.collective, state.ranks, limits().max_cells),
@@ -296,7 +322,7 @@ def embed(collective: str, algorithm: str):
         "lab/embed.html",
         state=config["state"],
         config=config,
-        title=TITLES[state.collective],
+        title=_(TITLES[state.collective]),
         theme=theme,
         theme_fixed=True,  # the host page chose it (?theme=); the reader's toggle is not shown
         lab_url=lab_url,

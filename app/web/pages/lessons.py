@@ -6,6 +6,7 @@ from itertools import groupby
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, render_template, request, url_for
+from flask_babel import gettext as _
 from markupsafe import Markup
 
 from app.course import LESSONS_DIR, LessonError
@@ -14,6 +15,7 @@ from app.lessons.library import MAX_QUERY
 from app.lessons.markdown import slugify
 from app.lessons.pacing import hours
 from app.lessons.render import render_fragment
+from app.lessons.search import BOX_IDS
 from app.web import params
 from app.web.i18n import page_language
 
@@ -61,7 +63,7 @@ def index():
     """List the course by section, with full-text search and progress marks."""
     lib = library()
     query = request.args.get("q", "").strip()[:MAX_QUERY]
-    results = [hit.as_json() for hit in lib.search(query)] if query else None
+    results = [said(hit.as_json()) for hit in lib.search(query)] if query else None
     terms = glossary_json(lib, query) if query else []
     return render_template(
         "lessons/index.html",
@@ -86,7 +88,7 @@ def glossary():
     except LessonError as exc:  # the author sees what is wrong; the lessons stay up
         terms, problem = [], str(exc)
     groups = [
-        (slug, [(term, f"term-{slugify(term.term)}") for term in group])
+        (slug, [(term, f"term-{slugify(term.key)}") for term in group])
         for slug, group in groupby(terms, key=lambda t: t.lesson)
     ]
     return render_template(
@@ -106,11 +108,13 @@ def lesson(slug: str):
     found = lib.lesson(slug)
     if found is None:
         entry = lib.course.entries.get(slug)
+        section = next((sec.title for sec, _ in lib.sections() if slug in sec.slugs), "")
         return (
             render_template(
                 "lessons/not_found.html",
                 slug=slug,
                 entry=entry,
+                section_title=section or (entry.section if entry else ""),
                 problem=lib.errors.get(slug),
                 sections=lib.sections(),
             ),
@@ -141,9 +145,23 @@ def search():
     hits = lib.search(query.strip())
     return jsonify(
         query=query.strip(),
-        results=[hit.as_json() for hit in hits],
+        results=[said(hit.as_json()) for hit in hits],
         glossary=glossary_json(lib, query.strip()),
     )
+
+
+def said(hit: dict) -> dict:
+    """A search hit as the page shows it: the page's own boxes (objectives, key points,
+    further reading) under their titles in the reader's language."""
+
+    def heading(h: dict | None) -> dict | None:
+        return {**h, "text": _(h["text"])} if h and h["id"] in BOX_IDS else h
+
+    return {
+        **hit,
+        "headings": [heading(h) for h in hit["headings"]],
+        "matches": [{**m, "heading": heading(m["heading"])} for m in hit["matches"]],
+    }
 
 
 def glossary_json(lib: Library, query: str) -> list[dict]:
@@ -153,7 +171,7 @@ def glossary_json(lib: Library, query: str) -> list[dict]:
             "term": t.term,
             "definition": t.definition,
             "lesson": t.lesson,
-            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.term)}",
+            "url": f"{url_for('lessons.glossary')}#term-{slugify(t.key)}",
         }
         for t in lib.glossary_matches(query)
     ]

@@ -9,6 +9,7 @@ says why and how to turn measuring on (app.web.live.measure.DISABLED).
 from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template
+from flask_babel import gettext as _
 
 from app.costs import HARDWARE
 from app.measure.backends import backends
@@ -23,7 +24,7 @@ bp = Blueprint("measure_page", __name__)
 def page():
     """Show the form (or how to install a backend, or why measuring is off), the chart and table."""
     if not enabled(current_app):
-        return render_template("pages/measure.html", disabled=DISABLED, installed=[])
+        return render_template("pages/measure.html", disabled=_(DISABLED), installed=[])
     found = backends()
     installed = [name for name in ("mpi", "torch") if found[name]["installed"]]
     return render_template(

@@ -13,6 +13,9 @@ from flask import Blueprint, render_template, request
 
 from app.drawing.nccl_log import picture
 from app.reading.nccl_log import MAX_CHARS, NcclLogError, parse
+from app.reading.nccl_log_summary import summarize
+
+from ..i18n import page_language
 
 bp = Blueprint("nccl_log", __name__)
 
@@ -49,10 +52,11 @@ def page():
             max_chars=MAX_CHARS,
         )
         return page, 400
+    lang = page_language()
     return render_template(
         "nccl_log/page.html",
-        reading=reading,
-        drawing=picture(reading),
+        reading={**reading, "summary": summarize(reading, lang)},
+        drawing=picture(reading, lang),
         log=log,
         error=None,
         max_chars=MAX_CHARS,

@@ -6,13 +6,22 @@ The questions themselves come from the JSON API (app/web/api/quiz.py), which gra
 from __future__ import annotations
 
 from flask import Blueprint, render_template, request
+from flask_babel import gettext as _
 
+from app.i18n import N_
 from app.quiz import DIFFICULTIES, BankError
 from app.quiz.select import MOCK_LENGTH, MOCK_SECONDS, topic_counts
 
 from ..api.quiz import app_bank, split_list
 
 bp = Blueprint("quiz", __name__)
+
+# How the page names each difficulty (static/js/quiz-base.js names them the same).
+DIFFICULTY_LABELS = {
+    "warm-up": N_("Warm-up"),
+    "interview": N_("Interview"),
+    "deep-dive": N_("Deep-dive"),
+}
 
 
 @bp.get("/quiz")
@@ -44,6 +53,7 @@ def page():
         difficulty=request.args.get("difficulty", ""),
         count=request.args.get("count", "10"),
         difficulties=DIFFICULTIES,
+        difficulty_labels={d: _(label) for d, label in DIFFICULTY_LABELS.items()},
         mock_length=MOCK_LENGTH,
         mock_minutes=MOCK_SECONDS // 60,
     )

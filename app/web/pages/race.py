@@ -12,13 +12,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from flask import Blueprint, current_app, render_template, request, url_for
+from flask_babel import gettext as _
 from werkzeug.datastructures import MultiDict
 
 from ...collectives import CollectiveError, catalog, check
 from ...costs import CostError
 from ...fabric import FabricError
 from ..api.race import race_of_query
-from .lab import SPEEDS, TITLES, PageError, _flag, _speed, error_page
+from .lab import SPEEDS, PageError, _flag, _speed, error_page, titles
 
 bp = Blueprint("race_page", __name__)
 
@@ -75,15 +76,16 @@ def page_config(query: dict[str, str], speed: float, autoplay: bool, embed: bool
     algorithms: dict[str, list[dict]] = {}
     for e in catalog():
         algorithms.setdefault(e["collective"], []).append(
-            {"name": e["algorithm"], "description": e["description"]}
+            {"name": e["algorithm"], "description": _(e["description"])}
         )
+    names = titles()
     return {
         "query": query,
         "speed": speed,
         "speeds": list(SPEEDS),
         "autoplay": autoplay,
         "embed": embed,
-        "collectives": [{"name": c, "title": TITLES[c]} for c in algorithms],
+        "collectives": [{"name": c, "title": names[c]} for c in algorithms],
         "algorithms": algorithms,
         "refused": refused_ranks(max_ranks),
         "max_ranks": max_ranks,
@@ -107,7 +109,7 @@ def lab_race(args):
         return error_page(error, embed=False)
     config = page_config(query, speed, autoplay, embed=False)
     return render_template(
-        "lab/race.html", config=config, titles=TITLES, speeds=SPEEDS, speed=speed
+        "lab/race.html", config=config, titles=titles(), speeds=SPEEDS, speed=speed
     )
 
 
@@ -125,7 +127,7 @@ def embed():
         return error_page(error, embed=True)
     config = page_config(query, speed, autoplay, embed=True)
     lab_url = url_for("lab.lab", mode="race", **query)
-    title = TITLES.get(query.get("collective", ""), "Race")
+    title = titles().get(query.get("collective", ""), _("Race"))
     return render_template(
         "lab/race_embed.html",
         config=config,
