@@ -16,6 +16,13 @@
 // frame, and an HTML element's on the compositor. For a 64-rank ring on a phone
 // (bench/frame.py) a step's main-thread task time was a median 379 ms with circles, 170 ms
 // with dots, and its long tasks 82 ms against none.
+//
+// Where the browser can hand a canvas to a worker (transferControlToOffscreen), the packets are
+// drawn there instead, by static/js/lab-flight-worker.js: the dots' 64 Element.animate calls,
+// style recalc and compositor layers cost ~35 ms of main thread a step at 64 ranks, and a canvas
+// drawn by the page costs a main-thread frame per animation frame (bench/RESULTS.md, issue 17);
+// the page posts a step's packets once and the worker's frames skip its main thread. The dots
+// stay for other browsers. Both draw the same discs on the same paths, timed and eased alike.
 (function (global) {
   "use strict";
   const CL = global.CollectiveLab;
@@ -33,19 +40,92 @@
   function chunkBytes(run, c) { return (run.chunks[c][1] - run.chunks[c][0]) * run.itemsize; }
 
   const { addArrow, stretches, pieces, messagesOf, segment, bow, addPacket, arrowMarkup, packetMarkup } = V.arrows;
+  const WORKER_URL = document.currentScript ? new URL("lab-flight-worker.js", document.currentScript.src).href : null;
+  const OFFSCREEN = !!WORKER_URL && typeof Worker === "function" && typeof OffscreenCanvas === "function"
+    && typeof HTMLCanvasElement.prototype.transferControlToOffscreen === "function";
+  // A flight the worker has not landed this long after its end is landed here: a worker's
+  // requestAnimationFrame stops while its canvas is scrolled out of view, and the views after
+  // the topology (drawn once the chunks land) must not wait for it.
+  const LATE_MS = 60;
+
+  // The packets' canvas, drawn by the worker; `onFail` when the worker cannot run (the view then
+  // goes back to the dots). `fly` settles once the worker has landed the flight, or it was cut short.
+  class WorkerFlight {
+    constructor(canvas, onFail) {
+      this.canvas = canvas; this.onFail = onFail; this.worker = null; this.ids = 0; this.pending = null;
+    }
+
+    start() {
+      if (this.worker) return;
+      try {
+        this.worker = new Worker(WORKER_URL);
+        const off = this.canvas.transferControlToOffscreen();
+        this.worker.postMessage({ type: "canvas", canvas: off }, [off]);
+      } catch (err) {
+        this.fail();
+        return;
+      }
+      this.worker.onmessage = (e) => {
+        if (e.data.type === "landed" && this.pending && this.pending.id === e.data.id) this._settle();
+      };
+      this.worker.onerror = () => this.fail();
+    }
+
+    fly(flight) {
+      this.land();
+      const id = ++this.ids;
+      this.worker.postMessage({ type: "fly", id, ...flight });
+      return new Promise((resolve) => {
+        this.pending = { id, resolve, late: setTimeout(() => this.land(), flight.ms + LATE_MS) };
+      });
+    }
+
+    land() {
+      if (!this.pending) return;
+      this.worker.postMessage({ type: "land" });
+      this._settle();
+    }
+
+    _settle() {
+      clearTimeout(this.pending.late);
+      this.pending.resolve();
+      this.pending = null;
+    }
+
+    fail() {
+      if (this.pending) this._settle();
+      if (this.worker) this.worker.terminate();
+      this.onFail();
+    }
+  }
 
   class TopologyView {
     constructor(el) {
       this.el = el; this.run = null; this.svg = null; this.markup = null; this.flight = [];
-      this.packetLayer = document.createElement("div");
-      this.packetLayer.className = "t-packets";
-      this.packetLayer.setAttribute("aria-hidden", "true");
+      this.packetLayer = this._layer(OFFSCREEN ? "canvas" : "div");
+      this.drawer = OFFSCREEN ? new WorkerFlight(this.packetLayer, () => this._dots()) : null;
+    }
+
+    _layer(tag) {
+      const layer = document.createElement(tag);
+      layer.className = "t-packets";
+      layer.setAttribute("aria-hidden", "true");
+      return layer;
+    }
+
+    // The worker could not start: fly the packets as dots from now on.
+    _dots() {
+      const div = this._layer("div");
+      this.packetLayer.replaceWith(div);
+      this.packetLayer = div;
+      this.drawer = null;
     }
 
     reset(run) {
       this.run = run;
       this.t = CL.chartTheme();
       this.geo = V.geometry(run);
+      if (this.drawer) this.drawer.start();
       this._land();
       const markup = run.start.layout.topology_svg;
       if (markup !== this.markup || !this.svg || !this.svg.isConnected) this._insert(markup);
@@ -203,20 +283,25 @@
       this._land();
       const { arrows, packets, dense } = this._arrows(run.cursor);
       const fly = flightMs > 0 && packets.length > 0 && packets.length <= MAX_PACKETS;
-      // Where the picture is in the packets' layer, read before the arrows change the SVG.
+      // Where the picture is in the packets' layer, read before the arrows change the SVG (the
+      // box keeps its size: the arrows are drawn inside the picture).
       const m = fly ? this.svg.getScreenCTM() : null;
+      const box = fly ? this.el.getBoundingClientRect() : null;
+      const at = fly ? this._packetsAt(m, box) : null;
       this.arrowLayer.classList.toggle("dense", dense);
       this.arrowLayer.innerHTML = arrows.map((a) => arrowMarkup(a, this.px)).join("");
       this.svg.setAttribute("aria-label", this._label(run.cursor));
-      if (fly) {
-        const box = this.el.getBoundingClientRect();
-        const ox = m.e - box.left - this.el.clientLeft, oy = m.f - box.top - this.el.clientTop;
-        const size = Math.max(7, Math.min(13, this.nodePx * 0.5)) * this.px * m.a;
-        this.packetLayer.style.setProperty("--packet", `${size.toFixed(1)}px`);
-        this.packetLayer.innerHTML = packetMarkup(packets, (x, y) => [ox + m.a * x, oy + m.d * y]);
+      if (fly && !this.drawer) {
+        this.packetLayer.style.setProperty("--packet", `${at.size.toFixed(1)}px`);
+        this.packetLayer.innerHTML = packetMarkup(packets, at.xy);
       }
       if (onDrawn) onDrawn(run.cursor);
       if (!fly) return;
+      if (this.drawer) {
+        const flying = packets.map((p) => [...at.xy(p.x0, p.y0), ...at.xy(p.x1, p.y1), p.color]);
+        await this.drawer.fly({ ...at.canvas, size: at.size, ms: flightMs, packets: flying });
+        return;
+      }
       const dots = this.packetLayer.children;
       this.flight = packets.map((p, i) => dots[i].animate(
         [{ transform: "translate(0px, 0px)" }, { transform: `translate(${m.a * (p.x1 - p.x0)}px, ${m.d * (p.y1 - p.y0)}px)` }],
@@ -226,11 +311,24 @@
       this._land();
     }
 
+    // Where the packets go in their layer's pixels: `xy(x, y)` of a point of the picture, the
+    // discs' `size` across, and the worker's canvas (the box's size, pixel ratio, the dots' ring).
+    _packetsAt(m, box) {
+      const ox = m.e - box.left - this.el.clientLeft, oy = m.f - box.top - this.el.clientTop;
+      const size = Math.max(7, Math.min(13, this.nodePx * 0.5)) * this.px * m.a;
+      const canvas = this.drawer && {
+        width: this.el.clientWidth, height: this.el.clientHeight, dpr: global.devicePixelRatio || 1,
+        ring: getComputedStyle(this.packetLayer).getPropertyValue("--fg").trim() || "#1c1d21",
+      };
+      return { xy: (x, y) => [ox + m.a * x, oy + m.d * y], size, canvas };
+    }
+
     // Landed (or cut short by a new step or run): clear the packets so the arrowheads show.
     _land() {
       for (const a of this.flight) a.cancel();
       this.flight = [];
-      this.packetLayer.replaceChildren();
+      if (this.drawer) this.drawer.land();
+      else this.packetLayer.replaceChildren();
     }
 
     _label(cursor) {

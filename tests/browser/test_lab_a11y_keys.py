@@ -247,13 +247,19 @@ def test_axe_finds_nothing_in_the_sentences_and_tables(live_server, browser, the
         context.close()
 
 
-# The duration of every chunk flight: the topology moves each packet with the Web Animations
-# API (Element.animate), one call per chunk in flight.
+# The duration of every chunk flight: the topology posts each step's flight to the worker that
+# draws it (static/js/lab-flight-worker.js, a "fly" message with its `ms`), or where the browser
+# cannot hand it a canvas, moves each packet with the Web Animations API (Element.animate).
 SPY = """() => { window.flights = [];
   const animate = Element.prototype.animate;
   Element.prototype.animate = function (keyframes, options) {
     window.flights.push(typeof options === "number" ? options : options.duration);
     return animate.apply(this, arguments);
+  };
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message) {
+    if (message && message.type === "fly") window.flights.push(message.ms);
+    return post.apply(this, arguments);
   }; }"""
 
 

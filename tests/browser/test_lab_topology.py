@@ -1,6 +1,7 @@
 """The topology view in real Chromium, as SVG: each step's arrows are its transfers (one per
 chunk of a message up to four, coloured by chunk, dashed for a copy), a 64-rank ring's arrows
-run along its circle, and the chunks fly as packets that are gone once they land."""
+run along its circle, and the chunks fly as packets (on a worker's canvas, or as HTML dots where
+the browser cannot hand a canvas to a worker) that are gone once they land."""
 
 from __future__ import annotations
 
@@ -111,21 +112,80 @@ def test_a_64_rank_ring_draws_its_arrows_along_the_circle(live_server, page):
 PACKETS = """() => [...document.querySelectorAll('.lab .t-packets i')]
   .map((c) => getComputedStyle(c).backgroundColor)"""
 
+# Where the browser can hand a canvas to a worker, the chunks fly on a canvas that
+# static/js/lab-flight-worker.js draws: keep a handle on the page's workers (before its scripts
+# run) to ask the worker what its canvas shows. NO_OFFSCREEN takes that ability away, as in a
+# browser without it: the packets fly as HTML dots.
+KEEP_WORKERS = """window.flightWorkers = [];
+window.Worker = class extends window.Worker {
+  constructor(...args) { super(...args); window.flightWorkers.push(this); } };"""
+NO_OFFSCREEN = "delete HTMLCanvasElement.prototype.transferControlToOffscreen;"
+
+# Until the flight has been seen and is gone again, ask the worker every 20 ms what its canvas
+# shows (each packet in flight: from, to, where it is now and the colour of the canvas's pixel
+# there; how many pixels hold any ink).
+WATCH_CANVAS = """() => new Promise((resolve, reject) => {
+  const w = window.flightWorkers[0], seen = [];
+  if (!w) { reject(new Error('no worker')); return; }
+  const ask = () => w.postMessage({type: 'probe', id: seen.length});
+  w.addEventListener('message', (e) => {
+    if (e.data.type !== 'probe') return;
+    seen.push(e.data);
+    const flew = seen.some((s) => s.packets.length);
+    if (flew && !e.data.packets.length) resolve(seen);
+    else if (seen.length > 500) reject(new Error('the flight did not land'));
+    else setTimeout(ask, 20);
+  });
+  ask();
+})"""
+
 
 def rgb(colour: str) -> str:
     r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgb({r}, {g}, {b})"
 
 
-def test_the_chunks_fly_as_packets_and_are_gone_once_landed(live_server, page):
-    # At 1x a step lasts a second and its chunks fly for 550 ms.
+def on_its_line(p: dict) -> bool:
+    """Whether a packet's position lies on the straight line from its sender to its receiver."""
+    (x0, y0), (x1, y1), (x, y) = p["from"], p["to"], p["at"]
+    k = p["k"]
+    return abs(x - (x0 + (x1 - x0) * k)) < 0.5 and abs(y - (y0 + (y1 - y0) * k)) < 0.5
+
+
+def first_flight(page, live_server, init: str):
+    """Open the 8-rank ring at 1x (a step lasts a second, its chunks fly for 550 ms), step
+    forward once, and return the step drawn."""
+    page.add_init_script(init)
     query = "collective=allreduce&algorithm=ring&ranks=8&elements=64&speed=1"
     run_lab(page, live_server, query, DESKTOP)
     page.click('.player [data-role="forward"]')  # the step's chunks fly from sender to receiver
+    page.wait_for_function("() => document.querySelector('[data-role=player]').dataset.drawnStep")
+    drawn = page.evaluate("document.querySelector('[data-role=player]').dataset.drawnStep")
+    return simulate("allreduce", "ring", ranks=8, elements=64).steps[int(drawn) - 1]
+
+
+def test_the_chunks_fly_on_the_workers_canvas_and_are_gone_once_landed(live_server, page):
+    step = first_flight(page, live_server, KEEP_WORKERS)
+    seen = page.evaluate(WATCH_CANVAS)
+    flying = [s for s in seen if s["packets"]]
+    # every chunk is a disc of its colour on the canvas, on its way from sender to receiver
+    assert sorted(p["color"] for p in flying[0]["packets"]) == sorted(
+        rgb(chunk_color(t.chunk)) for t in step.transfers
+    )
+    assert all(on_its_line(p) for s in flying for p in s["packets"])
+    assert all(p["from"] != p["to"] for p in flying[0]["packets"])
+    # and it moves: the first packet is seen at more than one place along its line
+    assert len({tuple(s["packets"][0]["at"]) for s in flying}) > 1
+    assert seen[-1]["inked"] == 0  # landed: nothing left on the canvas
+    assert len(page.evaluate(DRAWN)) == len(step.transfers)  # the arrows stay
+    assert page.evaluate("document.querySelectorAll('.lab .t-packets i').length") == 0
+    assert page.console_errors == []
+
+
+def test_without_offscreen_canvas_the_chunks_fly_as_dots(live_server, page):
+    step = first_flight(page, live_server, NO_OFFSCREEN)
     page.wait_for_function("() => document.querySelectorAll('.lab .t-packets i').length > 0")
     flying = page.evaluate(PACKETS)
-    drawn = page.evaluate("document.querySelector('[data-role=player]').dataset.drawnStep")
-    step = simulate("allreduce", "ring", ranks=8, elements=64).steps[int(drawn) - 1]
     assert sorted(flying) == sorted(rgb(chunk_color(t.chunk)) for t in step.transfers)
     moving = page.evaluate(
         "() => document.querySelector('.lab .t-packets i').getAnimations().length"
