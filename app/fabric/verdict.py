@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 
+from app.collectives.names import algorithm_name
 from app.costs import units
 from app.i18n.catalog import translate, translate_text
 
@@ -26,6 +27,10 @@ def _bottleneck(run, topology, _) -> str:
 def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
     """Return the sentence for `runs` (Run objects with places) of one race, in `language`."""
     _ = functools.partial(translate, language)
+
+    def name(run) -> str:
+        return _(algorithm_name(run.algorithm))
+
     topology = prepared.topology
     ranked = sorted(runs, key=lambda r: (r.place, r.time_s))
     size = units.size(message_bytes)
@@ -34,7 +39,7 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
     if len(ranked) == 1:
         return _(
             "%(a)s takes %(time)s for %(size)s: %(bound)s, its busiest link %(link)s.",
-            a=first.algorithm,
+            a=name(first),
             time=units.seconds(first.time_s),
             size=size,
             bound=bound[first.bound],
@@ -44,8 +49,8 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
     if second.place == first.place:
         return _(
             "%(a)s and %(b)s tie at %(time)s for %(size)s on %(topology)s.",
-            a=first.algorithm,
-            b=second.algorithm,
+            a=name(first),
+            b=name(second),
             time=units.seconds(first.time_s),
             size=size,
             topology=translate_text(language, topology.label),
@@ -53,15 +58,13 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
     ratio = second.time_s / first.time_s if first.time_s else float("inf")
     head = _(
         "%(a)s wins in %(time)s, %(ratio)s× faster than %(b)s (%(time_b)s):",
-        a=first.algorithm,
+        a=name(first),
         time=units.seconds(first.time_s),
         ratio=f"{ratio:.2f}",
-        b=second.algorithm,
+        b=name(second),
         time_b=units.seconds(second.time_s),
     )
-    own = _(
-        "%(a)s is %(bound)s at %(size)s;", a=first.algorithm, bound=bound[first.bound], size=size
-    )
+    own = _("%(a)s is %(bound)s at %(size)s;", a=name(first), bound=bound[first.bound], size=size)
     if second.latency_s - first.latency_s >= second.bandwidth_s - first.bandwidth_s:
         why = _(
             "it wins on latency, paying %(alpha)s of α in %(steps)s against %(alpha_b)s in "
@@ -75,12 +78,12 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
         why = _(
             "it wins on bandwidth: %(b)s's bytes on its busiest links (%(link)s the worst) take "
             "%(time_b)s against %(time)s",
-            b=second.algorithm,
+            b=name(second),
             link=_bottleneck(second, topology, _),
             time_b=units.seconds(second.bandwidth_s),
             time=units.seconds(first.bandwidth_s),
         )
-    slowed = [r.algorithm for r in ranked if r.contention]
+    slowed = [name(r) for r in ranked if r.contention]
     if slowed:
         why += _(
             ", with contention on the %(ratio)s oversubscribed spine links slowing %(slowed)s",

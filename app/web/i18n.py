@@ -23,15 +23,18 @@ from flask import Blueprint, Flask, Request, Response, g, jsonify, request
 from flask_babel import Babel
 from werkzeug.utils import cached_property
 
+from app.collectives.names import algorithm_name
 from app.i18n import DEFAULT, HTML_LANG, LANGUAGES, NAMES
-from app.i18n.catalog import TRANSLATIONS, compile_catalogs
+from app.i18n.catalog import TRANSLATIONS, compile_catalogs, translate
 from app.i18n.errors import translate_error
 
 from .errors import InputError
 
 COOKIE = "lang"
 COOKIE_MAX_AGE_S = 365 * 24 * 3600
-SCRIPT_SOURCES = "static/js/"  # messages used by scripts: their .po locations start here
+# Messages scripts use: their .po locations start with one of these (the algorithms' names
+# are the server's, looked up by scripts at run time: static/js/i18n.js algorithmName).
+SCRIPT_SOURCES = ("static/js/", "app/collectives/names.py")
 
 bp = Blueprint("i18n", __name__)
 babel = Babel()
@@ -71,6 +74,9 @@ def init_app(app: Flask) -> None:
         language_url=language_url,
         script_messages=lambda: script_messages(page_language()),
         error_text=lambda message: translate_error(page_language(), message),
+    )
+    app.jinja_env.filters["algorithm_name"] = lambda algorithm: translate(
+        page_language(), algorithm_name(algorithm)
     )
 
     @app.after_request

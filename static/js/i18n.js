@@ -19,5 +19,8 @@
   CL.t = translate;
   // Numbers in the page's locale (grouping and decimal sign): 1234.5 → "1,234.5".
   CL.formatNumber = (x, options) => new Intl.NumberFormat(htmlLang, options).format(x);
+  // An algorithm's name on the page: its id with spaces, in the page's language
+  // (the server's names, app/collectives/names.py, come with the messages).
+  CL.algorithmName = (id) => translate(String(id).replace(/_/g, " "));
   global._ = translate;
 })(window);

@@ -57,7 +57,7 @@
   function sync(source) {
     if (source === ui.collective) {
       ui.algorithm.replaceChildren(...algorithmsOf(ui.collective.value).map(
-        (e) => new Option(e.algorithm.replace(/_/g, " "), e.algorithm)));
+        (e) => new Option(global.CollectiveLab.algorithmName(e.algorithm), e.algorithm)));
     }
     const e = entry();
     // An in-network algorithm may allow fewer ranks than the lab (one NVSwitch domain).
@@ -99,7 +99,7 @@
     if (!config.keep_url) {
       history.replaceState(null, "", `${config.urls.lab}?${query()}`);
       const lab = _("Lab");
-      document.title = `${title()} · ${ui.algorithm.value.replace(/_/g, " ")} · ${lab} · Collective Lab`;
+      document.title = `${title()} · ${global.CollectiveLab.algorithmName(ui.algorithm.value)} · ${lab} · Collective Lab`;
     }
     if (lab.dataset.ran) ui.run.classList.add("stale");
   }
@@ -146,7 +146,7 @@
   function openShare() {
     const link = shareLink();
     const name = _("{title} ({algorithm}) on {ranks} ranks, Collective Lab",
-      { title: title(), algorithm: ui.algorithm.value.replace(/_/g, " "), ranks: int(ui.ranks, 8) });
+      { title: title(), algorithm: global.CollectiveLab.algorithmName(ui.algorithm.value), ranks: int(ui.ranks, 8) });
     // The frame, and the one-line script that sizes it to its content (static/js/embed-resize.js).
     const snippet = `<iframe src="${global.CollectiveLab.escapeHtml(embedUrl())}" width="760" height="520" `
       + `style="border:0;max-width:100%" title="${global.CollectiveLab.escapeHtml(name)}" loading="lazy" data-collective-lab></iframe>\n`

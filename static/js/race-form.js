@@ -100,7 +100,7 @@
         const box = Object.assign(document.createElement("input"), {
           type: "checkbox", value: a.name, checked: !refused && this.wanted.has(a.name), disabled: refused,
         });
-        label.append(box, document.createTextNode(" " + a.name.replace(/_/g, " ")));
+        label.append(box, document.createTextNode(" " + CL.algorithmName(a.name)));
         return label;
       }));
       this._count();

@@ -59,14 +59,14 @@
       box.dataset.place = run.place;
       const head = el("header", "lane-head");
       const place = el("span", "lane-place", "");
-      const name = el("h3", "lane-name", run.algorithm.replace(/_/g, " "));
+      const name = el("h3", "lane-name", CL.algorithmName(run.algorithm));
       const sum = el("span", "lane-sum muted",
         (n === 1 ? _("1 step") : _("{n} steps", { n })) + ` · ${F.formatTime(run.time_s)} · ${BOUND[run.bound] || `${run.bound}-bound`}`
         + (run.busbw_gbs ? ` · busbw ${CL.sig(run.busbw_gbs, 3)} GB/s` : ""));
       head.append(place, name, sum);
       const track = el("div", "lane-track");
       track.setAttribute("role", "img");
-      const facts = { algorithm: run.algorithm.replace(/_/g, " "), n, time: F.formatTime(run.time_s) };
+      const facts = { algorithm: CL.algorithmName(run.algorithm), n, time: F.formatTime(run.time_s) };
       track.setAttribute("aria-label", run.bottleneck
         ? _("{algorithm}: {n} steps, {time} in all; its costliest link: {link}", Object.assign(facts, { link: F.linkName(run.bottleneck) }))
         : _("{algorithm}: {n} steps, {time} in all", facts));
@@ -89,7 +89,7 @@
       const now = el("p", "lane-now");
       now.dataset.role = "now";
       const links = el("ul", "lane-links");
-      links.setAttribute("aria-label", _("{algorithm}: the busiest links now", { algorithm: run.algorithm.replace(/_/g, " ") }));
+      links.setAttribute("aria-label", _("{algorithm}: the busiest links now", { algorithm: CL.algorithmName(run.algorithm) }));
       box.append(head, track, now, links);
       return { run, box, place, future, playhead: head2, now, links, shown: -2 };
     }

@@ -9,7 +9,7 @@
   const SYMBOLS = ["circle", "square", "diamond", "triangle-up"];
   const TICKS = Array.from({ length: 11 }, (_, i) => 2 ** (4 * i)); // 1 B, 16 B, ..., 1 TiB
 
-  const nice = (name) => name.replace(/_/g, " ");
+  const nice = (name) => CL.algorithmName(name);
   const size = (b) => CL.formatBytes(b, "binary");
 
   function sentence(model, label) {

@@ -111,7 +111,7 @@
     for (const r of runs) {
       const li = document.createElement("li");
       li.dataset.algorithm = r.algorithm;
-      li.textContent = `${r.algorithm.replace(/_/g, " ")}: ${F.formatTime(r.time_s)}`;
+      li.textContent = `${CL.algorithmName(r.algorithm)}: ${F.formatTime(r.time_s)}`;
       list.append(li);
     }
     return list;
