@@ -119,6 +119,7 @@ LAB_DEFAULT_RANKS = 8
 def render_lab(d: Directive, ctx: Context) -> str:
     """An <iframe> of the lab's embed view, a caption, and a link to open it in the lab."""
     from app.collectives import COLLECTIVES, catalog
+    from app.collectives.names import algorithm_name
 
     collective, slash, algorithm = d.target.partition("/")
     entries = {(c["collective"], c["algorithm"]): c for c in catalog()}
@@ -133,8 +134,8 @@ def render_lab(d: Directive, ctx: Context) -> str:
     src = f"/embed/{collective}/{algorithm}" + (f"?{query}" if query else "")
     mode = {"predict": "1"} if params.get("predict") == "1" else {}  # the lab opens predicting too
     lab = urlencode({"collective": collective, "algorithm": algorithm, **engine, **mode})
-    name = f"{COLLECTIVES[collective].title}, {algorithm.replace('_', ' ')}"
     _ = functools.partial(translate, ctx.language)
+    name = f"{COLLECTIVES[collective].title}, {_(algorithm_name(algorithm))}"
     title = _("Live animation: %(name)s, %(ranks)s ranks", name=name, ranks=ranks)
     text = caption or _(
         "%(name)s on %(ranks)s ranks. %(description)s",

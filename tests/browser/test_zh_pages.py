@@ -87,8 +87,15 @@ READ_PAGE = """() => {
 
 
 def english_left(texts: list[str]) -> list[str]:
-    """The texts holding a run of three or more English words."""
-    return sorted({t[:120] for t in texts if ENGLISH_RUN.search(GLOSS.sub("", t))})
+    """The texts holding a run of three or more English words that is not a proper name (a
+    name has every word capitalised: Elastic Fabric Adapter, Nsight Systems)."""
+    return sorted(
+        {t[:120] for t in texts if any(map(_sentence, ENGLISH_RUN.finditer(GLOSS.sub("", t))))}
+    )
+
+
+def _sentence(run: re.Match) -> bool:
+    return not all(word[0].isupper() for word in run.group().split())
 
 
 @pytest.fixture(scope="module")
