@@ -326,6 +326,7 @@ def test_every_html_page_of_the_app_has_the_script_policy(http):
         "code": "ACK3D7",
         "drill_id": "ring-allreduce",
         "prompt_id": "hang-triage",
+        "lang": "zh",
     }
     app = http.application
     checked = 0

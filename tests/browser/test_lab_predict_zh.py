@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.test_lab_predict import GO, RING4, SAY, SCORE, at_step, changed, query, trace
+from tests.browser.test_lab_predict import COUNTER, GO, RING4, SAY, SCORE, changed, query, trace
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +41,10 @@ def test_predict_mode_and_the_live_narration_speak_chinese(live_server, page, cl
     for key in first:
         page.click(f'.predict-cell[data-key="{key}"]')
     page.click(GO)
-    at_step(page, 1, total)
+    page.wait_for_function(  # the player's counter, as the catalog says it in Chinese
+        "([sel, text]) => document.querySelector(sel).textContent === text",
+        arg=[COUNTER, f"第 1 步 / 共 {total} 步"],
+    )
     assert page.inner_text(SAY) == f"第 1 步：全部 {len(first)} 个变化的单元格都选对了。"
     assert page.inner_text(GO) == "下一步"
     assert page.inner_text(SCORE).startswith("得分：1 步中 1 步完全正确")
