@@ -65,6 +65,14 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
         time_b=units.seconds(second.time_s),
     )
     own = _("%(a)s is %(bound)s at %(size)s;", a=name(first), bound=bound[first.bound], size=size)
+    why = _why(ranked, topology, name, _)
+    return _("%(head)s %(own)s %(why)s.", head=head, own=own, why=why)
+
+
+def _why(ranked, topology, name, _) -> str:
+    """Why the winner beat the runner-up: the term that separates them (α, or bytes over the
+    busiest links), and the runs an oversubscribed spine slowed."""
+    first, second = ranked[0], ranked[1]
     if second.latency_s - first.latency_s >= second.bandwidth_s - first.bandwidth_s:
         why = _(
             "it wins on latency, paying %(alpha)s of α in %(steps)s against %(alpha_b)s in "
@@ -90,4 +98,4 @@ def verdict(runs, prepared, message_bytes: float, language: str = "en") -> str:
             ratio=f"{topology.oversubscription:g}:1",
             slowed=", ".join(slowed),
         )
-    return _("%(head)s %(own)s %(why)s.", head=head, own=own, why=why)
+    return why
