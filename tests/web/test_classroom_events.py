@@ -405,7 +405,7 @@ def test_the_first_member_on_a_process_loads_the_bank_before_any_poll():
 def test_a_lost_store_is_logged_once_and_again_when_it_is_back(caplog):
     """A Redis down for an hour once logged every heartbeat: a line every ten seconds."""
     from app.classroom.store import StoreUnavailable
-    from app.web.live.classroom import beat
+    from app.web.live.heartbeat import beat
 
     class Store:
         up = True

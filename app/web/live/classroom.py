@@ -30,7 +30,7 @@ from app.classroom.checks import ClassError, fields
 from app.classroom.memory_store import MemoryStore
 from app.classroom.redis_store import RedisStore
 from app.classroom.rooms import Classroom, Joined
-from app.classroom.store import HEARTBEAT_EVERY_S, Store, StoreUnavailable
+from app.classroom.store import Store, StoreUnavailable
 from app.i18n import DEFAULT, LANGUAGES, N_
 from app.i18n.catalog import translate
 from app.i18n.errors import translate_error
@@ -38,6 +38,7 @@ from app.quiz import current_bank
 
 from ..guard.clients import Clients
 from ..guard.limits import RateLimited, TokenBuckets
+from . import heartbeat
 from .bad_input import caught_event
 from .class_state import parse_state
 from .socket_json import UNDECODABLE
@@ -378,24 +379,5 @@ class _Handlers:
             if self._started:
                 return
             self._started = True
-        self.server.start_background_task(self._beat_forever)
+        self.server.start_background_task(heartbeat.beat_forever, self.server, self.classroom)
         self.server.start_background_task(self.classroom.warm_bank)
-
-    def _beat_forever(self) -> None:
-        failing = False
-        while True:
-            self.server.sleep(HEARTBEAT_EVERY_S)
-            failing = beat(self.classroom, failing)
-
-
-def beat(classroom: Classroom, failing: bool) -> bool:
-    """Beat once; return whether the store is failing. Log only when it is lost and found."""
-    try:
-        classroom.heartbeat()
-    except StoreUnavailable as e:
-        if not failing:
-            log.warning("classroom heartbeat: %s (said once until it is back)", e)
-        return True
-    if failing:
-        log.warning("classroom heartbeat: the store is reachable again")
-    return False
