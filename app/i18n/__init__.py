@@ -12,12 +12,10 @@ NAMES = {"en": "English", "zh": "中文"}
 HTML_LANG = {"en": "en", "zh": "zh-Hans"}
 
 
-def language(value: str | None) -> str:
-    """Return a known language for `value` ("zh", "zh-CN", "zh_Hans", "EN"...), else English."""
-    if not value:
-        return DEFAULT
-    base = value.replace("_", "-").split("-")[0].lower()
-    return base if base in LANGUAGES else DEFAULT
+def known_language(tag: str) -> str | None:
+    """The app's language for a language tag ("zh", "zh-CN", "zh_Hans", "EN"...), or None."""
+    base = tag.replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else None
 
 
 class Phrase(str):

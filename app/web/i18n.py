@@ -24,7 +24,7 @@ from flask_babel import Babel
 from werkzeug.utils import cached_property
 
 from app.collectives.names import algorithm_name
-from app.i18n import DEFAULT, HTML_LANG, LANGUAGES, NAMES
+from app.i18n import DEFAULT, HTML_LANG, LANGUAGES, NAMES, known_language
 from app.i18n.catalog import TRANSLATIONS, compile_catalogs, translate
 from app.i18n.errors import translate_error
 
@@ -135,11 +135,8 @@ def connection_language(environ: dict) -> str:
 
 def browser_language(accepted) -> str:
     """The first of the browser's languages (by quality) that the app speaks, else English."""
-    for value, _quality in accepted:
-        base = value.replace("_", "-").split("-")[0].lower()
-        if base in LANGUAGES:
-            return base
-    return DEFAULT
+    known = (known_language(value) for value, _quality in accepted)
+    return next((lang for lang in known if lang), DEFAULT)
 
 
 def language_url(lang: str) -> str:
