@@ -28,7 +28,7 @@ from app.i18n import DEFAULT, HTML_LANG, LANGUAGES, NAMES, known_language
 from app.i18n.catalog import TRANSLATIONS, compile_catalogs, translate
 from app.i18n.errors import translate_error
 
-from .errors import InputError
+from .errors import InputError, error_text
 
 COOKIE = "lang"
 COOKIE_MAX_AGE_S = 365 * 24 * 3600
@@ -73,7 +73,7 @@ def init_app(app: Flask) -> None:
         html_lang=lambda: HTML_LANG[page_language()],
         language_url=language_url,
         script_messages=lambda: script_messages(page_language()),
-        error_text=lambda message: translate_error(page_language(), message),
+        error_text=error_text,
     )
     app.jinja_env.filters["algorithm_name"] = lambda algorithm: translate(
         page_language(), algorithm_name(algorithm)
