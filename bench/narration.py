@@ -38,7 +38,9 @@ def _run(with_narration: bool) -> tuple[float, int, float]:
     if with_narration:
         patch = contextlib.nullcontext()
     else:
-        patch = mock.patch.object(serialize, "narrations", lambda t: [""] * t.total_steps)
+        patch = mock.patch.object(
+            serialize, "narrations", lambda t, lang="en": [""] * t.total_steps
+        )
     with patch:
         encoded = encode_run(trace)
     total = time.process_time() - start
