@@ -195,6 +195,15 @@ def test_parallelism_3d_bytes_and_links():
     assert result.output("dominant") == "tensor"
 
 
+@pytest.mark.parametrize(("pp", "sends"), [(1, 0), (2, 8), (4, 16)])
+def test_parallelism_3d_counts_the_busiest_stages_pipeline_sends(pp, sends):
+    # Two stages: the first sends activations only, the second gradients only (m each); an
+    # interior stage sends both (2m).
+    inputs = dict(layers=32, hidden=4096, seq=4096, micro_batch=1, micro_batches=8)
+    result = parallelism_3d(**inputs, dtype_bytes=2, params=7e9, tp=8, pp=pp, dp=4)
+    assert result.output("pipeline_bytes") == pytest.approx(sends * 4096 * 4096 * 2)
+
+
 def test_parallelism_3d_needs_whole_stages():
     with pytest.raises(CostError, match="pp must divide layers"):
         parallelism_3d(layers=30, pp=4)

@@ -95,7 +95,7 @@ def parallelism_3d(**values) -> Result:
             Output("gpus", N_("GPUs"), values["tp"] * values["pp"] * values["dp"], COUNT),
         ),
         formula=(
-            "TP: 4·(L/pp)·m · 2(tp−1)/tp · b·s·h·bytes; PP: 2·m · b·s·h·bytes; "
+            "TP: 4·(L/pp)·m · 2(tp−1)/tp · b·s·h·bytes; PP: min(2, pp−1)·m · b·s·h·bytes; "
             "DP: 2(dp−1)/dp · Ψ/(tp·pp)·bytes"
         ),
         substituted="; ".join(f"{d.name}: {d.how}" for d in dims),
@@ -180,10 +180,21 @@ def tensor_traffic(values: dict, activation: float) -> Dimension:
 
 
 def pipeline_traffic(values: dict, activation: float) -> Dimension:
-    """Pipeline parallelism: each micro-batch's activations forward and gradients back."""
+    """Pipeline parallelism: each micro-batch's activations forward and gradients back.
+
+    A stage sends activations to the next stage unless it is the last, and gradients to the
+    previous one unless it is the first: an interior stage sends 2·m messages a step, the first
+    and last m each. The busiest GPU counts, so two stages send m each and more send 2·m."""
     link, link_kw = link_of(values, values["tp"] * values["dp"] * values["pp"])
-    count = 2 * values["micro_batches"] if values["pp"] > 1 else 0
+    directions = min(2, values["pp"] - 1)
+    count = directions * values["micro_batches"]
     hop = cost("sendrecv", "pipeline", ranks=2, message_bytes=activation, segments=1, **link_kw)
+    if directions == 2:
+        how = f"2·m = {count} sends of {units.size(activation)} (an interior stage: "
+        how += "activations forward, gradients back)"
+    else:
+        how = f"m = {count} sends of {units.size(activation)} (two stages: the first sends "
+        how += "activations forward, the second gradients back)"
     return Dimension(
         N_("pipeline"),
         link,
@@ -191,7 +202,7 @@ def pipeline_traffic(values: dict, activation: float) -> Dimension:
         count * activation,
         count * hop.latency_s,
         count * hop.bandwidth_s,
-        f"2·m = {count} sends of {units.size(activation)} (activations forward, gradients back)",
+        how if count else "none with one stage",
     )
 
 
