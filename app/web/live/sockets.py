@@ -17,7 +17,6 @@ server's `start_background_task`, `sleep` and `emit(..., to=sid)`.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Callable
 from socket import IPPROTO_TCP, TCP_NODELAY
@@ -34,13 +33,13 @@ from ..guard import admission
 from ..guard.admission import Busy, Lanes
 from ..guard.limits import RateLimited, TokenBuckets
 from . import bad_input, language, memory, send_queue
+from .outbox import DEFAULT_PACING, Outbox, Pacing
 from .runcache import EncodedRun, RunCache, encode_run
 from .runs import Run, RunRegistry
-from .socket_json import UNDECODABLE, Encoded, encode
+from .socket_json import UNDECODABLE
 
 NAMESPACE = "/"
 SLICE_S = 0.05  # longest a paced task sleeps before looking at its cancel flag again
-ROOM_SLICE_S = 0.01  # how often a stream waiting for its client looks at the client's queue
 KNOWN_EVENTS = ("simulate", "cancel")
 
 log = logging.getLogger(__name__)
@@ -210,23 +209,6 @@ def _single(args: tuple, event: str) -> object:
     return args[0] if len(args) == 1 else None if not args else list(args)
 
 
-@dataclasses.dataclass(frozen=True)
-class Pacing:
-    """How far a stream may run ahead of its client, and how long a paced run may last."""
-
-    queue_bytes: int | None = None  # wait while more than this waits to be sent to the client
-    stall_s: float = 15.0  # end the run when the client takes nothing for this long
-    max_run_s: float | None = None  # refuse an interval_ms that would hold a run longer
-
-    @classmethod
-    def from_config(cls, config) -> Pacing:
-        return cls(  # 0 or None: no bound
-            queue_bytes=config.get("LAB_SEND_QUEUE_BYTES") or None,
-            stall_s=config.get("LAB_SEND_STALL_S", cls.stall_s),
-            max_run_s=config.get("LAB_MAX_RUN_S") or None,
-        )
-
-
 class TooLong(Exception):
     """A run's pace would hold it past LAB_MAX_RUN_S; the message names interval_ms."""
 
@@ -244,77 +226,6 @@ def _held_bytes(encoded: EncodedRun) -> int:
     return 2 * encoded.nbytes
 
 
-class _Outbox:
-    """Emit one run's events to its client, waiting while the client is too far behind.
-
-    engine.io queues every packet until the client's transport takes it (see
-    app/web/live/send_queue.py). While more than `pacing.queue_bytes` wait, the stream waits too;
-    a client that takes nothing for `pacing.stall_s` loses the run, with a sim_error it will
-    read if it ever reads again.
-    """
-
-    def __init__(self, server: socketio.Server, run: Run, pacing: Pacing) -> None:
-        self.server = server
-        self.run = run
-        self.pacing = pacing
-        self.sent = 0  # events emitted so far
-
-    def waiting(self) -> int:
-        return send_queue.pending_bytes(self.server, self.run.sid)
-
-    def has_room(self) -> bool:
-        bound = self.pacing.queue_bytes
-        return bound is None or self.waiting() <= bound
-
-    def send_early(self, event: str, body: str) -> None:
-        """Emit sim_start, then the first sim_step, now if the client has room for them."""
-        position = 0 if event == "sim_start" else 1
-        if self.sent == position and self.has_room():
-            self._emit(event, body)
-
-    def send(self, event: str, body: str) -> bool:
-        """Emit `event` once the client has room; False if the run was cancelled meanwhile."""
-        if not self._wait_for_room():
-            return False
-        return self._emit(event, body)
-
-    def fail(self, message: str) -> None:
-        """End the run with sim_error `message` (nothing if it was cancelled)."""
-        message = translate_error(self.run.lang, message)
-        payload = Encoded(encode({"error": message}), self.run.run_id)
-        self.run.end_with(
-            lambda: send_queue.emit_to(self.server, self.run.sid, "sim_error", payload)
-        )
-
-    def _emit(self, event: str, body: str) -> bool:
-        payload = Encoded(body, self.run.run_id)  # the run's id goes in front as it is sent
-        emitted = self.run.emit_unless_cancelled(
-            lambda: send_queue.emit_to(self.server, self.run.sid, event, payload)
-        )
-        self.sent += emitted
-        return emitted
-
-    def _wait_for_room(self) -> bool:
-        """Wait until the client's queue is under the bound; end the run if it stalls."""
-        stalled = 0.0
-        last = None
-        while not self.has_room():
-            if self.run.cancelled:
-                return False
-            waiting = self.waiting()
-            stalled = 0.0 if last is not None and waiting < last else stalled
-            last = waiting
-            if stalled >= self.pacing.stall_s:
-                self.fail(
-                    f"your connection is not keeping up: run cancelled ({waiting} bytes were "
-                    f"still waiting to be sent after {self.pacing.stall_s:g} s)"
-                )
-                return False
-            self.server.sleep(ROOM_SLICE_S)
-            stalled += ROOM_SLICE_S
-        return not self.run.cancelled
-
-
 def _stream(
     server: socketio.Server,
     runs: RunRegistry,
@@ -323,14 +234,14 @@ def _stream(
     cache: RunCache | None = None,
     lanes: Lanes | None = None,
     cached: EncodedRun | None = None,
-    pacing: Pacing = Pacing(),
+    pacing: Pacing = DEFAULT_PACING,
 ) -> None:
     """Emit sim_start, each sim_step and sim_done to the run's client, pacing the steps.
 
     `cached` is the run's payloads when the run cache had them; otherwise the engine runs in
     a slot of `lanes`, and the run is kept in `cache` once all its payloads are encoded.
     """
-    out = _Outbox(server, run, pacing)
+    out = Outbox(server, run, pacing)
     try:
         if run.cancelled:  # replaced or cancelled before its task started
             return
@@ -362,7 +273,7 @@ def _check_pace(p: params.SimParams, total_steps: int, pacing: Pacing) -> None:
 
 
 def _simulated(
-    run: Run, p: params.SimParams, lanes: Lanes | None, pacing: Pacing, out: _Outbox
+    run: Run, p: params.SimParams, lanes: Lanes | None, pacing: Pacing, out: Outbox
 ) -> EncodedRun | None:
     """Run the engine in a slot of its lane and encode every payload; free the trace.
 
@@ -380,7 +291,7 @@ def _simulated(
 
 
 def _play(
-    server: socketio.Server, run: Run, p: params.SimParams, encoded: EncodedRun, out: _Outbox
+    server: socketio.Server, run: Run, p: params.SimParams, encoded: EncodedRun, out: Outbox
 ) -> None:
     """Emit the run's events that were not sent yet, `interval_ms` apart from step to step."""
     events = [("sim_start", encoded.start)]
