@@ -4,7 +4,7 @@
 // The player owns the cursor. It plays only steps that have arrived (waiting when it catches up
 // with the stream), and it renders through a queue that keeps only the latest request
 // (CollectiveLab.views.RenderQueue), so fast playback or a dragged scrubber never piles up
-// Plotly redraws.
+// redraws.
 //
 // Playback keeps time with a clock, not with a chain of timeouts: step k is due a fixed
 // interval after the step the clock was set at. A chain of setTimeout(stepMs) adds every
@@ -16,6 +16,7 @@
   const CL = global.CollectiveLab;
   const BASE_STEP_MS = 1000; // one step per second at 1×
   const REDUCED_MOTION = global.matchMedia ? global.matchMedia("(prefers-reduced-motion: reduce)") : null;
+  const KEYS = { ArrowRight: (p) => p.step(1), ArrowLeft: (p) => p.step(-1), Home: (p) => p.restart(), End: (p) => p.end() };
 
   class Player {
     // options: {views, speed, loop, onSpeed(speed)}
@@ -384,22 +385,12 @@
       const tag = el && el.tagName;
       if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || (el && el.isContentEditable)) return;
       if (document.querySelector("dialog[open]")) return;
-      if (e.key === " " || e.key === "Spacebar") {
-        if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return; // the focused control's own action
+      const space = e.key === " " || e.key === "Spacebar";
+      if (space && (tag === "BUTTON" || tag === "A" || tag === "SUMMARY")) return; // the control's own action
+      const action = space ? (p) => p.toggle() : KEYS[e.key];
+      if (action) {
         e.preventDefault();
-        this.toggle();
-      } else if (e.key === "ArrowRight") {
-        e.preventDefault();
-        this.step(1);
-      } else if (e.key === "ArrowLeft") {
-        e.preventDefault();
-        this.step(-1);
-      } else if (e.key === "Home") {
-        e.preventDefault();
-        this.restart();
-      } else if (e.key === "End") {
-        e.preventDefault();
-        this.end();
+        action(this);
       }
     }
   }
