@@ -11,6 +11,7 @@ import numpy as np
 from app.collectives import MAX_RANKS
 from app.costs import busbw_gbs, cost
 from app.costs.nccl_tests import algbw_gbs
+from app.i18n.phases import phase_name
 
 from .clock import StepProfile
 from .graph import Topology
@@ -99,8 +100,11 @@ def link_info(topology: Topology, index: int) -> dict | None:
     }
 
 
-def _step(step: StepProfile, m: float, start: float, topology: Topology, gbs) -> dict:
-    """One step at M bytes: its times, the bytes on each loaded link and the bottleneck."""
+def _step(
+    step: StepProfile, m: float, start: float, topology: Topology, gbs, language: str
+) -> dict:
+    """One step at M bytes: its times, the bytes on each loaded link and the bottleneck; its
+    phase named in `language`."""
     bandwidth_s = step.seconds_per_byte * m
     time_s = step.latency_s + bandwidth_s
     loads = step.shares * m
@@ -110,7 +114,7 @@ def _step(step: StepProfile, m: float, start: float, topology: Topology, gbs) ->
         bottleneck["bytes"] = float(loads[np.flatnonzero(step.links == step.bottleneck)[0]])
     return {
         "index": step.index,
-        "phase": step.phase,
+        "phase": phase_name(step.phase, language),
         "start_s": start,
         "time_s": time_s,
         "latency_s": step.latency_s,
@@ -122,13 +126,13 @@ def _step(step: StepProfile, m: float, start: float, topology: Topology, gbs) ->
     }
 
 
-def _run(p: Prepared, name: str, m: float) -> Run:
+def _run(p: Prepared, name: str, m: float, language: str) -> Run:
     steps, start = [], 0.0
     gbs = np.array([link.bandwidth_gbs for link in p.topology.links])
     spent: dict[int, float] = {}
     lost = 0.0  # the time oversubscription adds: the spine links at 1:1 would save it
     for step in p.profiles[name]:
-        entry = _step(step, m, start, p.topology, gbs)
+        entry = _step(step, m, start, p.topology, gbs, language)
         steps.append(entry)
         start += entry["time_s"]
         if step.bottleneck >= 0:
@@ -185,5 +189,5 @@ def race(
     """
     m = message_size(message_bytes)
     p = prepare(collective, algorithms, ranks, topology, preset, mapping, params, max_ranks)
-    runs = _places([_run(p, name, m) for name in p.algorithms])
+    runs = _places([_run(p, name, m, language) for name in p.algorithms])
     return Race(p, m, tuple(runs), verdict(runs, p, m, language))

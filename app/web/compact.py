@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from app.collectives import Step, Trace
 from app.i18n import DEFAULT
+from app.i18n.phases import phase_name
 
 from . import serialize
 from .topology_svg import topology_svg
@@ -70,17 +71,19 @@ def start(trace: Trace, lang: str = DEFAULT) -> dict:
     `lang`: the view the browser animates, drawn once, here."""
     out = serialize.start(trace, cells=initial_state)
     out["layout"]["topology_svg"] = topology_svg(trace, lang)
+    out["phases"] = [phase_name(phase, lang) for phase in out["phases"]]
     return out
 
 
-def step(trace: Trace, s: Step, narration: str) -> dict:
-    """`sim_step`: index, phase and narration as serialize's; transfers and cells compact."""
+def step(trace: Trace, s: Step, narration: str, lang: str = DEFAULT) -> dict:
+    """`sim_step`: index, phase (in `lang`, app/i18n/phases.py) and narration as serialize's;
+    transfers and cells compact."""
     flat = []
     for src, dst, chunk, op in s.moves:
         flat += (src, dst, chunk, OPS[op])
     return dict(
         index=s.index,
-        phase=s.phase,
+        phase=phase_name(s.phase, lang),
         narration=narration,
         transfers=flat,
         state=cells(s.updates, trace.dtype),

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.costs.calculators import CALCULATORS
+from app.i18n.phases import phase_name
 from app.toolkit.drills import drills
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
@@ -144,3 +145,18 @@ def test_the_check_finds_english_it_must_find():
         "peer-to-peer P2P",
     ]
     assert english_left(texts) == ["每个 rank 发送 one chunk per step"]
+
+
+def test_the_labs_phase_badge_names_each_phase_in_chinese(zh_page, live_server):
+    query = "collective=broadcast&algorithm=binomial_tree&ranks=8&speed=8"
+    open_zh(zh_page, live_server.url, f"/lab?{query}")
+    zh_page.wait_for_function("() => document.documentElement.dataset.socket === 'connected'")
+    zh_page.click("#run")
+    zh_page.wait_for_function(
+        "() => document.querySelector('.player [data-role=\"badge\"]').dataset.state === 'ok'",
+        timeout=60_000,
+    )
+    zh_page.keyboard.press("Home")
+    zh_page.keyboard.press("ArrowRight")
+    phase = zh_page.locator('.player [data-role="phase"]').inner_text()
+    assert phase == phase_name("broadcast down the binomial tree", "zh") == "沿二项树向下广播"

@@ -65,7 +65,7 @@ def encode_run(
     for s, narration in zip(trace.steps, texts, strict=True):
         if cancelled():
             return None
-        steps.append(encode(compact.step(trace, s, narration)))
+        steps.append(encode(compact.step(trace, s, narration, lang)))
         if first is not None and len(steps) == 1:
             first("sim_step", steps[0])
     return EncodedRun(start, tuple(steps), encode(serialize.done(trace)))
