@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.i18n import N_
+
 from .compare import win_ranges
 from .fit import Fit
 
@@ -14,15 +16,34 @@ def human_bytes(size: int) -> str:
     return f"{size} B"
 
 
-def fit_lines(fit: Fit) -> list[str]:
-    """Return the fit as two commented lines: alpha and beta, each with its error."""
+def fit_sentences(fit: Fit) -> list[str]:
+    """Return the fit in three sentences, marked for translation: the model, alpha, beta."""
     return [
-        f"# Fit on the {fit.collective}/{fit.algorithm} model: t = {fit.steps:g}·α + "
-        f"{fit.per_byte:g}·S·β over {fit.points} sizes",
-        f"#   alpha = {fit.alpha_us:.3f} us (small sizes: fit error {fit.alpha_error_pct:.1f}%)",
-        f"#   beta  = {fit.beta_s_per_byte * 1e9:.4f} ns/B = {fit.bandwidth_gbs:.3f} GB/s "
-        f"(large sizes: fit error {fit.beta_error_pct:.1f}%)",
+        N_(
+            "Fit on the %(model)s model: t = %(steps)s·α + %(per_byte)s·S·β over %(points)s sizes",
+            model=f"{fit.collective}/{fit.algorithm}",
+            steps=f"{fit.steps:g}",
+            per_byte=f"{fit.per_byte:g}",
+            points=fit.points,
+        ),
+        N_(
+            "alpha = %(alpha)s us (small sizes: fit error %(error)s%%)",
+            alpha=f"{fit.alpha_us:.3f}",
+            error=f"{fit.alpha_error_pct:.1f}",
+        ),
+        N_(
+            "beta = %(beta)s ns/B = %(bandwidth)s GB/s (large sizes: fit error %(error)s%%)",
+            beta=f"{fit.beta_s_per_byte * 1e9:.4f}",
+            bandwidth=f"{fit.bandwidth_gbs:.3f}",
+            error=f"{fit.beta_error_pct:.1f}",
+        ),
     ]
+
+
+def fit_lines(fit: Fit) -> list[str]:
+    """Return the fit as commented lines: the model, then alpha and beta, each with its error."""
+    model, alpha, beta = fit_sentences(fit)
+    return [f"# {model}", f"#   {alpha}", f"#   {beta}"]
 
 
 def _cell(value: float | None) -> str:

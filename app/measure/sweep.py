@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app.i18n import N_
+
 from .backends import backends, missing
 from .config import MeasureConfig, cores
 from .launcher import run
@@ -26,8 +28,12 @@ def warnings_for(config: MeasureConfig) -> list[str]:
     """Return the warning lines a run prints above its table."""
     if config.ranks > cores():
         return [
-            f"oversubscribed: {config.ranks} ranks on {cores()} cores: ranks share cores, so "
-            "times include waiting for a core, not just communication"
+            N_(
+                "oversubscribed: %(ranks)s ranks on %(cores)s cores: ranks share cores, so "
+                "times include waiting for a core, not just communication",
+                ranks=config.ranks,
+                cores=cores(),
+            )
         ]
     return []
 

@@ -95,7 +95,10 @@
   }
 
   function connect() {
-    socket = global.io("/measure", { transports: ["websocket", "polling"], tryAllTransports: true });
+    socket = global.io("/measure", {
+      transports: ["websocket", "polling"], tryAllTransports: true,
+      query: { lang: CL.lang || "en" }, // the results are said in the page's language
+    });
     socket.on("measure_row", addRow);
     socket.on("measure_done", done);
     socket.on("measure_error", (p) => fail((p && p.error) || _("the measurement failed")));

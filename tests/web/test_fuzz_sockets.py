@@ -313,7 +313,8 @@ def test_a_random_mix_of_events_leaves_the_connection_working(lab):
 
 
 def test_random_handshake_languages_connect_or_are_refused_by_name():
-    # The connection's language (app/web/live/language.py) is the handshake's `lang`: a
+    # The connection's language (app/web/live/language.py) is the handshake's `lang`, on the
+    # lab's namespace and on /measure: a
     # language the lab speaks connects, any other value is refused naming lang and the allowed
     # values, and a connection in Chinese then streams its runs narrated in Chinese.
     app = create_app(CONFIG)
@@ -329,8 +330,11 @@ def test_random_handshake_languages_connect_or_are_refused_by_name():
         sc = flask_socketio.test_client(app, query_string=query)
         spoken = value in ("en", "zh")
         assert sc.is_connected() == spoken, f"lang={value!r}"
+        measuring = flask_socketio.test_client(app, namespace=measure.NAMESPACE, query_string=query)
+        assert measuring.is_connected(measure.NAMESPACE) == spoken, f"/measure, lang={value!r}"
         if spoken:
             sc.disconnect()
+            measuring.disconnect(namespace=measure.NAMESPACE)
             return
         with pytest.raises(socketio.exceptions.ConnectionRefusedError) as refused:
             language.check("sid", {"QUERY_STRING": query})

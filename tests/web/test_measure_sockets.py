@@ -4,6 +4,7 @@ input refused by name, no backend refused politely, and the fit saved as "this m
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -263,3 +264,24 @@ def test_a_real_client_hears_the_sentence_over_the_wire(disabled_app):
             client.connect(server.url, namespaces=[NS], transports=["polling"], wait_timeout=10)
         client.disconnect()
     assert heard == [{"message": measure.DISABLED}]
+
+
+def test_a_chinese_page_hears_the_warning_and_the_fit_in_chinese(app, monkeypatch):
+    monkeypatch.setattr(measure, "missing", lambda backend: None)
+    monkeypatch.setattr(measure, "sweep", fake_sweep)
+    monkeypatch.setattr("app.measure.sweep.cores", lambda: 2)
+    client = socketio.test_client(app, namespace=NS, query_string="lang=zh")
+    ack = start(client, {**TINY, "ranks": 3})
+    assert ack["warnings"][0].startswith("超额订阅：3 个 rank 运行在 2 个核上：rank 共享核")
+    app.extensions["measure"].running = measure._Running("someone else", "en")
+    assert start(client, TINY)["error"].startswith("这台服务器上已有一次测量在运行")
+    result = line_result()
+    zh, _ = measure_model.fit_of(result, "zh")
+    en, _ = measure_model.fit_of(result)
+    assert zh["lines"][0].startswith("在 allreduce/ring 模型上拟合")
+    for said, english in zip(zh["lines"], en["lines"], strict=True):
+        assert said != english and re.findall(r"[\d.]+", said) == re.findall(r"[\d.]+", english)
+    sizes = [row["size"] for row in result["rows"]]
+    assert measure_model.curve_of_fit(zh, result, sizes, "zh")["name"] == "模型（拟合）"
+    assert measure_model.curve_of_preset("ib_ndr", result, sizes)["name"].startswith("model (")
+    assert measure_model.curve_of_preset("ib_ndr", result, sizes, "zh")["name"].startswith("模型（")

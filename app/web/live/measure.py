@@ -25,6 +25,8 @@ from flask import Flask
 
 from app.costs.hardware import HARDWARE, add_measured
 from app.i18n import N_
+from app.i18n.catalog import translate_text
+from app.i18n.errors import translate_error
 from app.measure.backends import missing
 from app.measure.config import BACKENDS, MeasureConfig, cores
 from app.measure.fit import FitError, fit_result
@@ -32,6 +34,7 @@ from app.measure.preset import PRESET_KEY, save_preset
 from app.measure.sizes import sweep_sizes
 from app.measure.sweep import BackendUnavailable, sweep, warnings_for
 
+from . import language
 from .bad_input import caught_event
 from .measure_model import curve_of_fit, curve_of_preset, fit_of
 from .socket_json import UNDECODABLE
@@ -78,10 +81,12 @@ def init_app(app: Flask, server: socketio.Server) -> None:
 
 
 class _Running:
-    """The one measurement running: whose it is, and its cancel flag."""
+    """The one measurement running: whose it is, the language its results are said in, and its
+    cancel flag."""
 
-    def __init__(self, sid: str) -> None:
+    def __init__(self, sid: str, lang: str) -> None:
         self.sid = sid
+        self.lang = lang
         self.cancel = threading.Event()
 
 
@@ -137,10 +142,12 @@ class _Handlers:
         """Refuse the connection, saying why and how to turn it on, when measuring is off."""
         if not enabled(self.app):
             raise socketio.exceptions.ConnectionRefusedError(DISABLED)
+        language.check(sid, environ, auth)  # a `lang` the app does not speak is refused
 
     def start(self, sid: str, *args) -> dict:
         """Validate the parameters and start the measurement, unless one is running."""
         payload = _single(args)
+        lang = language.of(self.server, sid, NAMESPACE)
         backend = payload.get("backend") if isinstance(payload, dict) else None
         if backend in BACKENDS and missing(backend):
             return {"ok": False, "error": f"backend {backend}: {missing(backend)}"}
@@ -149,19 +156,20 @@ class _Handlers:
                 payload, self.app.config.get("MEASURE_TIME_LIMIT_S", TIME_LIMIT_S)
             )
         except ValueError as error:
-            return {"ok": False, "error": str(error)[:500]}
+            return {"ok": False, "error": translate_error(lang, str(error)[:500])}
         with self.lock:
             if self.running is not None:
-                return {
-                    "ok": False,
-                    "error": "a measurement is already running on this server (one at a time, "
-                    "or they would measure each other): try again when it ends",
-                }
-            self.running = _Running(sid)
+                busy = N_(
+                    "a measurement is already running on this server (one at a time, or they "
+                    "would measure each other): try again when it ends"
+                )
+                return {"ok": False, "error": translate_text(lang, busy)}
+            self.running = _Running(sid, lang)
             running = self.running
         self.server.start_background_task(self._run, running, config, preset)
         sizes = sweep_sizes(config.min_bytes, config.max_bytes, config.factor)
-        return {"ok": True, "warnings": warnings_for(config), "sizes": sizes}
+        warnings = [translate_text(lang, warning) for warning in warnings_for(config)]
+        return {"ok": True, "warnings": warnings, "sizes": sizes}
 
     def _run(self, running: _Running, config: MeasureConfig, preset: str | None) -> None:
         sid = running.sid
@@ -173,29 +181,31 @@ class _Handlers:
                 ),
                 cancelled=running.cancel.is_set,
             )
-            self.server.emit(
-                "measure_done", self._done(sid, result, preset), to=sid, namespace=NAMESPACE
-            )
+            done = self._done(sid, result, preset, running.lang)
+            self.server.emit("measure_done", done, to=sid, namespace=NAMESPACE)
         except BackendUnavailable as error:
-            self.server.emit("measure_error", {"error": str(error)}, to=sid, namespace=NAMESPACE)
+            error = translate_error(running.lang, str(error))
+            self.server.emit("measure_error", {"error": error}, to=sid, namespace=NAMESPACE)
         except Exception:
             log.exception("measurement failed")
-            error = "the measurement failed on the server (its log says why)"
+            error = N_("the measurement failed on the server (its log says why)")
+            error = translate_text(running.lang, error)
             self.server.emit("measure_error", {"error": error}, to=sid, namespace=NAMESPACE)
         finally:
             with self.lock:
                 self.running = None
 
-    def _done(self, sid: str, result: dict, preset: str | None) -> dict:
-        """Return measure_done's payload: the result, its fit and the model's curves."""
+    def _done(self, sid: str, result: dict, preset: str | None, lang: str) -> dict:
+        """Return measure_done's payload: the result, its fit and the model's curves, their
+        words in `lang`."""
         sizes = [row["size"] for row in result["rows"]]
         curves = []
-        fit, fit_error = fit_of(result)
+        fit, fit_error = fit_of(result, lang)
         if fit is not None:
             self.results[sid] = result
-            curves.append(curve_of_fit(fit, result, sizes))
+            curves.append(curve_of_fit(fit, result, sizes, lang))
         if preset:
-            curves.append(curve_of_preset(preset, result, sizes))
+            curves.append(curve_of_preset(preset, result, sizes, lang))
         return {"result": result, "fit": fit, "fit_error": fit_error, "curves": curves}
 
     def cancel(self, sid: str, *args) -> dict:
