@@ -29,6 +29,15 @@ MESSAGES = (
     N_("no such page: %(path)s"),
     N_("%(method)s is not allowed on %(path)s; use %(allowed)s"),
     N_("body: at most %(count)s bytes"),
+    # The measure page's checks (app/web/live/measure.py, app/measure/config.py).
+    N_("%(field)s: %(got)s is not a whole number in %(low)s..%(high)s"),
+    N_("%(field)s: %(got)s is not a whole number (%(low)s..%(high)s)"),
+    N_("%(field)s: %(got)s is not a number (%(low)s..%(high)s)"),
+    N_("%(field)s: %(got)s is outside %(low)s..%(high)s"),
+    N_("%(field)s: %(got)s is not one of %(choices)s"),
+    N_("%(field)s: not a field; the fields are %(choices)s"),
+    N_("%(field)s: missing; the fields are %(choices)s"),
+    N_("parameters: send one JSON object with %(choices)s"),
 )
 # The parts a message's %(allowed)s is made of.
 PARTS = (
