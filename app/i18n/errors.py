@@ -29,6 +29,7 @@ MESSAGES = (
     N_("no such page: %(path)s"),
     N_("%(method)s is not allowed on %(path)s; use %(allowed)s"),
     N_("body: at most %(count)s bytes"),
+    N_("%(field)s: this question's answer was already graded; draw a new question to try again"),
     # The measure page's checks (app/web/live/measure.py, app/measure/config.py).
     N_("%(field)s: %(got)s is not a whole number in %(low)s..%(high)s"),
     N_("%(field)s: %(got)s is not a whole number (%(low)s..%(high)s)"),

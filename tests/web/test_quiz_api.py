@@ -447,6 +447,18 @@ def test_a_predict_question_is_graded_once(client, bank):
     check_refused_as_graded(post(client, signed_body(shown, truth)))
 
 
+def test_a_resubmission_is_refused_in_the_pages_language(client):
+    shown = draw(client, "num-ring-allreduce-time")
+    assert post(client, signed_body(shown, 1.0)).status_code == 200
+    again = client.post(
+        "/api/quiz/answer?lang=zh",
+        data=json.dumps(signed_body(shown, 1.0)),
+        content_type="application/json",
+    )
+    assert again.status_code == 409
+    assert again.get_json()["error"] == "token：这道题的答案已经评判过；请抽一道新题再试"
+
+
 def test_a_malformed_answer_does_not_use_up_the_question(client):
     shown = draw(client, "num-ring-allreduce-time")
     assert post(client, signed_body(shown, "fast")).status_code == 400

@@ -24,6 +24,7 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from app.i18n.errors import translate_error
 from app.quiz import (
     DIFFICULTIES,
     KINDS,
@@ -209,7 +210,8 @@ def answer():
     try:
         return jsonify(grade(bank, body, _secret(), _graded()))
     except AlreadyGraded as exc:
-        return jsonify(error=str(exc)), 409  # nothing of the verdict again: it may show the answer
+        # Nothing of the verdict again: it may show the answer.
+        return jsonify(error=translate_error(page_language(), str(exc))), 409
     except StaleQuestion as exc:
         # Not the learner's mistake: the page says why and offers a fresh question.
         return jsonify(error=str(exc), stale=True), 400
