@@ -302,6 +302,13 @@ def _terms_chart(m: float, costs: list[Cost]) -> dict:
 
 def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
     """Say who wins here and where the winner changes."""
+    return sentences(
+        _winner(collective, ranks, m, best, runner_up, ratio), _changes(best, crossovers)
+    )
+
+
+def _winner(collective, ranks, m, best, runner_up, ratio) -> str:
+    """Say who wins at this size, by how much, and what its time is mostly."""
     bound = (
         N_("latency") if best.latency_s >= best.bandwidth_s + best.compute_s else N_("bandwidth")
     )
@@ -314,31 +321,33 @@ def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
         "bound": bound,
     }
     if runner_up and ratio <= 1 + 1e-6:
-        here = N_(
+        return N_(
             "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
             "tied with %(other)s; its time is mostly %(bound)s.",
             other=runner_up.algorithm,
             **facts,
         )
-    elif runner_up:
-        here = N_(
+    if runner_up:
+        return N_(
             "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s), "
             "%(ratio)s× faster than %(other)s; its time is mostly %(bound)s.",
             ratio=f"{ratio:.3g}",
             other=runner_up.algorithm,
             **facts,
         )
-    else:
-        here = N_(
-            "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s); "
-            "its time is mostly %(bound)s.",
-            **facts,
-        )
+    return N_(
+        "At %(size)s on %(ranks)s ranks, %(best)s is the fastest %(collective)s (%(time)s); "
+        "its time is mostly %(bound)s.",
+        **facts,
+    )
+
+
+def _changes(best, crossovers) -> str:
+    """Say where, from 1 B to HIGH_BYTES, the winner changes (or that it never does)."""
     high = units.size(HIGH_BYTES)
     if not crossovers:
-        return sentences(
-            here,
-            N_("%(best)s wins at every size from 1 B to %(high)s.", best=best.algorithm, high=high),
+        return N_(
+            "%(best)s wins at every size from 1 B to %(high)s.", best=best.algorithm, high=high
         )
     changes = listing(
         *(
@@ -352,14 +361,12 @@ def _sentence(collective, ranks, m, best, runner_up, ratio, crossovers) -> str:
         )
     )
     if len(crossovers) == 1:
-        then = N_(
+        return N_(
             "From 1 B to %(high)s the winner changes once: %(changes)s.", high=high, changes=changes
         )
-    else:
-        then = N_(
-            "From 1 B to %(high)s the winner changes %(count)s times: %(changes)s.",
-            high=high,
-            count=len(crossovers),
-            changes=changes,
-        )
-    return sentences(here, then)
+    return N_(
+        "From 1 B to %(high)s the winner changes %(count)s times: %(changes)s.",
+        high=high,
+        count=len(crossovers),
+        changes=changes,
+    )
