@@ -69,31 +69,7 @@ def nccl_model(**values) -> Result:
     collective, system = values["collective"], values["system"]
     ranks, nodes, m = values["ranks"], values["nodes"], int(values["message_bytes"])
     pick = nccl_choice(collective, ranks, m, system, nodes)
-    sweep = nccl_table(collective, ranks, system, nodes)
-    rows = sweep["rows"]
-    runner_up = pick.candidates[1] if len(pick.candidates) > 1 else None
-    facts = {
-        "ranks": ranks,
-        "system": system,
-        "nodes": N_("%(k)s node", k=nodes) if nodes == 1 else N_("%(k)s nodes", k=nodes),
-        "pick": f"{pick.algorithm}/{pick.protocol}",
-        "size": units.size(m),
-        "time": units.seconds(pick.time_us * 1e-6),
-    }
-    if runner_up:
-        sentence = N_(
-            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
-            "%(size)s: %(time)s, ahead of %(other)s at %(other_time)s.",
-            other=f"{runner_up['algorithm']}/{runner_up['protocol']}",
-            other_time=units.seconds(runner_up["time_us"] * 1e-6),
-            **facts,
-        )
-    else:
-        sentence = N_(
-            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
-            "%(size)s: %(time)s.",
-            **facts,
-        )
+    rows = nccl_table(collective, ranks, system, nodes)["rows"]
     return Result(
         calculator="nccl_model",
         inputs=values,
@@ -105,26 +81,8 @@ def nccl_model(**values) -> Result:
         ),
         formula="time = lat(algorithm, protocol) + bytes ÷ (1000 · algbw)  [µs, GB/s]",
         substituted=_substituted(pick),
-        interpretation=sentence,
-        table=table(
-            [
-                (N_("Size"), BYTES),
-                (N_("NCCL pick"), TEXT),
-                (N_("NCCL time"), TIME),
-                (N_("α-β fastest"), TEXT),
-                (N_("α-β time"), TIME),
-            ],
-            [
-                [
-                    r["bytes"],
-                    f"{r['algorithm']}/{r['protocol']}",
-                    r["time_us"] * 1e-6,
-                    r["alpha_beta_algorithm"].replace("_", " "),
-                    r["alpha_beta_time_us"] * 1e-6,
-                ]
-                for r in rows
-            ],
-        ),
+        interpretation=_sentence(pick, ranks, system, nodes, m),
+        table=_table(rows),
         charts=(_chart(rows, m),),
         notes=(
             N_(
@@ -137,6 +95,55 @@ def nccl_model(**values) -> Result:
                 "CollNet off."
             ),
         ),
+    )
+
+
+def _sentence(pick, ranks: int, system: str, nodes: int, m: int) -> str:
+    """Say what NCCL's model picks at this size, and what comes second."""
+    facts = {
+        "ranks": ranks,
+        "system": system,
+        "nodes": N_("%(k)s node", k=nodes) if nodes == 1 else N_("%(k)s nodes", k=nodes),
+        "pick": f"{pick.algorithm}/{pick.protocol}",
+        "size": units.size(m),
+        "time": units.seconds(pick.time_us * 1e-6),
+    }
+    if len(pick.candidates) < 2:
+        return N_(
+            "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+            "%(size)s: %(time)s.",
+            **facts,
+        )
+    runner_up = pick.candidates[1]
+    return N_(
+        "On %(ranks)s GPUs of %(system)s (%(nodes)s), NCCL's model picks %(pick)s for "
+        "%(size)s: %(time)s, ahead of %(other)s at %(other_time)s.",
+        other=f"{runner_up['algorithm']}/{runner_up['protocol']}",
+        other_time=units.seconds(runner_up["time_us"] * 1e-6),
+        **facts,
+    )
+
+
+def _table(rows: list[dict]) -> dict:
+    """NCCL's pick and time at each size of the sweep, beside the α-β model's fastest."""
+    return table(
+        [
+            (N_("Size"), BYTES),
+            (N_("NCCL pick"), TEXT),
+            (N_("NCCL time"), TIME),
+            (N_("α-β fastest"), TEXT),
+            (N_("α-β time"), TIME),
+        ],
+        [
+            [
+                r["bytes"],
+                f"{r['algorithm']}/{r['protocol']}",
+                r["time_us"] * 1e-6,
+                r["alpha_beta_algorithm"].replace("_", " "),
+                r["alpha_beta_time_us"] * 1e-6,
+            ]
+            for r in rows
+        ],
     )
 
 
