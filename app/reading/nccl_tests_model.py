@@ -166,7 +166,7 @@ SHORT_REASONS = {
 
 def compare(collective: str, points: list[dict], link: dict, lang: str = "en") -> tuple[str, str]:
     """Say (in `lang`) where the measurement falls short of the model, or beats it, and the
-    likely reason."""
+    likely reason: ("unknown" | "beyond" | "matches" | "short", the sentence)."""
     # Below 0.1 GB/s nccl-tests prints one significant digit (0.01): too coarse for a ratio.
     rated = [p for p in points if (p["measured_busbw_gbs"] or 0) >= MIN_RATED and p["busbw_gbs"]]
     if not rated:
@@ -175,35 +175,50 @@ def compare(collective: str, points: list[dict], link: dict, lang: str = "en") -
         )
     for p in rated:
         p["ratio"] = p["measured_busbw_gbs"] / p["busbw_gbs"]
-    # Only a bandwidth-bound size with a busbw printed to 3+ digits can beat the link's bound.
-    bandwidth_bound = [
-        p for p in rated if p["latency_share"] < LATENCY_BOUND and p["measured_busbw_gbs"] >= 1
-    ]
-    best = max(bandwidth_bound, key=lambda p: p["ratio"], default=None)
-    if best and best["ratio"] > BEYOND:
-        why = BEYOND_REASONS.get(collective, BEYOND_REASONS[None])
-        return "beyond", translate(
-            lang,
-            "At %(size)s the measured busbw (%(measured)s) is %(ratio)s× the model's %(model)s "
-            "on %(link)s: likely %(why)s.",
-            size=units.size(best["size_bytes"]),
-            measured=units.bandwidth(best["measured_busbw_gbs"]),
-            ratio=f"{best['ratio']:.2f}",
-            model=units.bandwidth(best["busbw_gbs"]),
-            link=link["label"],
-            why=translate(lang, why),
-        )
+    beyond = _beyond(collective, rated, link, lang)
+    if beyond:
+        return "beyond", beyond
     worst = min(rated, key=lambda p: p["ratio"])
-    largest = max(rated, key=lambda p: p["size_bytes"])
     if worst["ratio"] * BEYOND >= 1:
         return "matches", translate(
             lang,
             "From %(low)s to %(high)s the measurement is within 5%% of the model on %(link)s, "
             "or above it.",
             low=units.size(rated[0]["size_bytes"]),
-            high=units.size(largest["size_bytes"]),
+            high=units.size(max(p["size_bytes"] for p in rated)),
             link=link["label"],
         )
+    return "short", _short(rated, worst, link, lang)
+
+
+def _beyond(collective: str, rated: list[dict], link: dict, lang: str) -> str:
+    """Say where the measurement beats the link's bound, and why it can; "" where it does not.
+
+    Only a bandwidth-bound size with a busbw printed to 3+ digits can beat it."""
+    bandwidth_bound = [
+        p for p in rated if p["latency_share"] < LATENCY_BOUND and p["measured_busbw_gbs"] >= 1
+    ]
+    best = max(bandwidth_bound, key=lambda p: p["ratio"], default=None)
+    if not best or best["ratio"] <= BEYOND:
+        return ""
+    why = BEYOND_REASONS.get(collective, BEYOND_REASONS[None])
+    return translate(
+        lang,
+        "At %(size)s the measured busbw (%(measured)s) is %(ratio)s× the model's %(model)s "
+        "on %(link)s: likely %(why)s.",
+        size=units.size(best["size_bytes"]),
+        measured=units.bandwidth(best["measured_busbw_gbs"]),
+        ratio=f"{best['ratio']:.2f}",
+        model=units.bandwidth(best["busbw_gbs"]),
+        link=link["label"],
+        why=translate(lang, why),
+    )
+
+
+def _short(rated: list[dict], worst: dict, link: dict, lang: str) -> str:
+    """Say where the measurement falls furthest short, the likely reason, and how close the
+    largest size comes."""
+    largest = max(rated, key=lambda p: p["size_bytes"])
     bound = "latency" if worst["latency_share"] >= LATENCY_BOUND else "protocol"
     at_largest = (
         ""
@@ -216,7 +231,7 @@ def compare(collective: str, points: list[dict], link: dict, lang: str = "en") -
             model=units.bandwidth(largest["busbw_gbs"]),
         )
     )
-    return "short", translate(
+    return translate(
         lang,
         "The measurement falls furthest short of the model at %(size)s (%(percent)s of the "
         "model's %(model)s busbw on %(link)s), likely %(reason)s%(more)s.",
