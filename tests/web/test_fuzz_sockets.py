@@ -405,9 +405,17 @@ class Recorder:
         ack = self.client.call("simulate", RING8, timeout=10)
         assert ack["ok"] is True, ack
         assert self.ended.wait(20), f"no sim_done; got {[n for n, _ in self.events]}"
-        mine = [(n, p) for n, p in self.events if p.get("run_id") == ack["run_id"]]
-        assert [n for n, _ in mine] == ["sim_start"] + ["sim_step"] * 14 + ["sim_done"]
-        assert [p["index"] for n, p in mine if n == "sim_step"] == list(range(14))
+        # python-socketio's client runs each message's handler on a thread of its own, so the
+        # record may be in another order than the wire's (and sim_done may be recorded before
+        # the last step): wait for all 16 events, then check each came once.
+        deadline = time.monotonic() + 5
+        while True:
+            mine = [(n, p) for n, p in self.events if p.get("run_id") == ack["run_id"]]
+            if len(mine) >= 16 or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        assert sorted(n for n, _ in mine) == ["sim_done", "sim_start"] + ["sim_step"] * 14
+        assert sorted(p["index"] for n, p in mine if n == "sim_step") == list(range(14))
         assert mine[-1][1]["verified"] is True
 
     def close(self) -> None:
