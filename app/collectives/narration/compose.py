@@ -84,8 +84,13 @@ class Narrator:
         memo = (key, n, *fields.items())
         text = self._said.get(memo)
         if text is None:
-            text = self._said[memo] = self.words.say(key, n, **{**self.base, **fields})
+            text = self._said[memo] = self.fill(key, n, **fields)
         return text
+
+    def fill(self, key: str, n: int | None = None, **fields) -> str:
+        """Fill template `key` as `say` does, not remembered: for a phrase only one step says
+        (its header, the contributions it leaves at one rank)."""
+        return self.words.fill(key, {**self.base, **fields, "n": n}, n)
 
     def has(self, key: str) -> bool:
         return key in self.words.table
@@ -101,13 +106,18 @@ class Narrator:
 
     def amount(self, v: View, many: int = 1) -> str:
         """How much each message carries: "its whole vector (48 bytes)", "2 chunks (16 bytes
-        each)"."""
-        sizes = self.words.sizes(v.sizes())
-        if self.run.trace.chunk_count == 1:
-            return self.say("amount", count=self.say("whole vector", n=many), size=sizes)
-        counts = v.counts()
-        count = self.words.count(self.unit, (min(counts), max(counts)))
-        return self.say("amount", count=count, size=sizes)
+        each)". Remembered by the counts and sizes, which most steps repeat."""
+        counts, sizes = v.count_range(), v.size_range()
+        memo = ("amount", counts, sizes, many)
+        text = self._said.get(memo)
+        if text is None:
+            size = self.words.sizes(sizes)
+            if self.run.trace.chunk_count == 1:
+                count = self.say("whole vector", n=many)
+            else:
+                count = self.words.count(self.unit, counts)
+            text = self._said[memo] = self.say("amount", count=count, size=size)
+        return text
 
     def verb(self, v: View, many: int) -> str:
         """What the receiver does: combine with the run's op, or keep a copy."""
@@ -131,7 +141,7 @@ class Narrator:
         fields = self.shape.fields(self, v)
         what = self.shape.what(self, v, kind)
         why = self._lookup("why", kind, fields)
-        parts = [self.say("because", what=what, why=why) if why else what]
+        parts = [self.fill("because", what=what, why=why) if why else what]
         last = v.index == self.run.n - 1
         if v.index == 0:
             parts.insert(0, self._start())
@@ -140,7 +150,7 @@ class Narrator:
         else:
             parts.append(self._outlook(v, kind, end, progress, fields))
         phase = self.words.phase(kind, self.shape.name, **fields)
-        header = self.say("header", k=v.index + 1, total=self.run.n, phase=phase)
+        header = self.fill("header", k=v.index + 1, total=self.run.n, phase=phase)
         return self.words.sentences(header, parts)
 
     def _outlook(self, v: View, kind: str, end: int, progress: Progress, fields: dict) -> str:
@@ -152,7 +162,7 @@ class Narrator:
             ahead = self.say("now", goal=goal)
         else:
             ahead = self.say("after", end=end + 1, goal=goal)
-        return self.say("join", a=now, b=ahead)
+        return self.fill("join", a=now, b=ahead)
 
     def _keys(self, prefix: str, kind: str) -> list[str]:
         trace = self.run.trace
@@ -197,16 +207,16 @@ class Narrator:
             dst = v.first[1]
             k = progress.holders(dst, v.chunk).bit_count()
             key = "complete" if k == self.run.p else "contributions"
-            return self.say(key, r=dst, c=self.label(v.chunk), k=k)
+            return self.fill(key, r=dst, c=self.label(v.chunk), k=k)
         outputs = progress.outputs
         if self.run.spec.root_only_output:
             root = self.run.trace.root
             total = self.say(self.unit, n=len(outputs[root]))
-            return self.say("root has", r=root, k=progress.final(root), total=total)
+            return self.fill("root has", r=root, k=progress.final(root), total=total)
         growing = list(islice((d for _, d in v.messages if len(outputs[d]) > 1), 3))
         if not growing:
             total = sum(1 for out in outputs if out)
-            return self.say("ranks final", k=progress.finished(), t=total)
+            return self.fill("ranks final", k=progress.finished(), t=total)
         # Follow a rank still short of its result, if this step left one.
         for dst in growing:
             k = progress.final(dst)
@@ -217,4 +227,4 @@ class Narrator:
             k = progress.final(dst)
         total = self.say(self.unit, n=len(outputs[dst]))
         key = "has all" if k == len(outputs[dst]) else "has final"
-        return self.say(key, r=dst, k=k, total=total)
+        return self.fill(key, r=dst, k=k, total=total)

@@ -10,7 +10,7 @@ not a `holdings_at` per step.
 from __future__ import annotations
 
 from collections import Counter
-from operator import eq, itemgetter, sub
+from operator import eq, itemgetter
 
 from ..layouts import COLLECTIVES, full_mask, receives_output
 from ..trace import Step, Trace
@@ -25,6 +25,7 @@ class Run:
         self.n = trace.total_steps
         self.spec = COLLECTIVES[trace.collective]
         self.chunk_bytes = [(stop - start) * trace.itemsize for start, stop in trace.chunks]
+        self.equal_chunks = len(set(self.chunk_bytes)) == 1
         self.topology = trace.topology
         folded = {int(k): v for k, v in trace.topology.get("folded", {}).items()}
         self.folded = folded  # extra rank -> the survivor that stands in for it
@@ -36,8 +37,9 @@ class Run:
 class View:
     """One step seen as messages: who sends how many chunks, how many bytes, to whom.
 
-    Built from the step's compact moves with C-level passes where it can (`Counter`, `map`):
-    a 64-rank ring has 8,000 transfers, and the narration must stay a small part of a run.
+    Built from the step's compact moves with C-level passes where it can, and only what every
+    shape reads; the rest (senders, receivers, bytes per message, distances) on first use: a
+    64-rank ring has 8,000 transfers, and the narration must stay a small part of a run.
     Every algorithm either copies or reduces in a whole step, so the first move's op is the
     step's.
     """
@@ -46,12 +48,15 @@ class View:
         "index",
         "moves",
         "messages",
-        "nbytes",
-        "senders",
-        "receivers",
         "reduces",
         "first",
         "chunk",
+        "_run",
+        "_pairs",
+        "_nbytes",
+        "_shifts",
+        "_senders",
+        "_receivers",
     )
 
     def __init__(self, run: Run, step: Step) -> None:
@@ -59,33 +64,73 @@ class View:
         pairs = list(map(_PAIR, moves))
         self.index = step.index
         self.moves = moves  # (src, dst, chunk, op), for a shape that needs every chunk
-        self.messages = Counter(pairs)  # (src, dst) -> chunks it carries, in sending order
-        size = run.chunk_bytes
-        if len(self.messages) == len(moves):  # one chunk per message: no loop in Python
-            self.nbytes = dict(zip(pairs, map(size.__getitem__, map(_CHUNK, moves)), strict=True))
-        else:
-            self.nbytes = dict.fromkeys(self.messages, 0)
-            for pair, chunk in zip(pairs, map(_CHUNK, moves), strict=True):
-                self.nbytes[pair] += size[chunk]
-        self.senders = sorted(set(map(_SRC, self.messages)))
-        self.receivers = sorted(set(map(_DST, self.messages)))
+        # (src, dst) -> chunks it carries, in sending order; most steps send one chunk each.
+        messages = dict.fromkeys(pairs, 1)
+        self.messages = messages if len(messages) == len(moves) else Counter(pairs)
         src, dst, chunk, op = moves[0]
         self.reduces = op == "reduce"
         self.first = (src, dst)  # the message the sentence follows, and its first chunk
         self.chunk = chunk
+        self._run, self._pairs = run, pairs
+        self._nbytes: dict[tuple[int, int], int] | None = None  # read by few shapes: on demand
+        self._shifts: set[int] | None = None
+        self._senders: list[int] | None = None
+        self._receivers: list[int] | None = None
 
-    def counts(self) -> list[int]:
-        """Chunks per message."""
-        return list(self.messages.values())
+    @property
+    def senders(self) -> list[int]:
+        """The ranks that send in this step, in order."""
+        if self._senders is None:
+            self._senders = sorted(set(map(_SRC, self._pairs)))
+        return self._senders
+
+    @property
+    def receivers(self) -> list[int]:
+        """The ranks that receive in this step, in order."""
+        if self._receivers is None:
+            self._receivers = sorted(set(map(_DST, self._pairs)))
+        return self._receivers
+
+    @property
+    def nbytes(self) -> dict[tuple[int, int], int]:
+        """Bytes per message, (src, dst) -> bytes."""
+        if self._nbytes is None:
+            size = self._run.chunk_bytes
+            chunks = map(size.__getitem__, map(_CHUNK, self.moves))
+            if len(self.messages) == len(self.moves):  # one chunk per message: no Python loop
+                self._nbytes = dict(zip(self._pairs, chunks, strict=True))
+            else:
+                self._nbytes = dict.fromkeys(self.messages, 0)
+                for pair, nbytes in zip(self._pairs, chunks, strict=True):
+                    self._nbytes[pair] += nbytes
+        return self._nbytes
 
     def sizes(self) -> list[int]:
         """Bytes per message."""
+        if len(self.messages) == len(self.moves):
+            return list(map(self._run.chunk_bytes.__getitem__, map(_CHUNK, self.moves)))
         return list(self.nbytes.values())
 
-    def shifts(self, p: int) -> set[int]:
+    def count_range(self) -> tuple[int, int]:
+        """The fewest and the most chunks a message carries."""
+        if len(self.messages) == len(self.moves):
+            return 1, 1
+        return min(self.messages.values()), max(self.messages.values())
+
+    def size_range(self) -> tuple[int, int]:
+        """The smallest and the largest message, in bytes."""
+        run = self._run
+        if run.equal_chunks and len(self.messages) == len(self.moves):
+            return run.chunk_bytes[0], run.chunk_bytes[0]
+        sizes = self.sizes()
+        return min(sizes), max(sizes)
+
+    def shifts(self) -> set[int]:
         """The distances (dst - src) mod p of every message."""
-        gaps = map(sub, map(_DST, self.messages), map(_SRC, self.messages))
-        return set(map(p.__rmod__, gaps))
+        if self._shifts is None:
+            p = self._run.p
+            self._shifts = {(dst - src) % p for src, dst in self._pairs}
+        return self._shifts
 
 
 _PAIR = itemgetter(0, 1)

@@ -53,9 +53,9 @@ class Ring(Shape):
 
     def what(self, n, v: View, kind: str) -> str:
         p = n.run.p
-        if n.run.topology.get("bidirectional") and v.shifts(p) == {1, p - 1}:
+        if n.run.topology.get("bidirectional") and v.shifts() == {1, p - 1}:
             return n.say("both ways", amount=n.amount(v), verb=n.verb(v, 2))
-        if v.shifts(p) != {1}:
+        if v.shifts() != {1}:
             return super().what(n, v, kind)
         return n.say("ring", who=n.who(v.senders), amount=n.amount(v), verb=n.verb(v, 1))
 

@@ -33,10 +33,15 @@ class Words:
     def say(self, key: str, n: int | None = None, shown: str | None = None, **fields) -> str:
         """Fill template `key`; a (one, many) pair is chosen by `n` (1 means one), and `{n}`
         shows `shown` when given (a range such as "1 to 2")."""
+        fields["n"] = n if shown is None else shown
+        return self.fill(key, fields, n)
+
+    def fill(self, key: str, fields: dict, n: int | None = None) -> str:
+        """Fill template `key` from `fields`; `n` chooses one of a (one, many) pair."""
         template = self.table[key]
         if isinstance(template, tuple):
             template = template[0 if n == 1 else 1]
-        return template.format(n=n if shown is None else shown, **fields)
+        return template.format_map(fields)
 
     def phase(self, kind: str, shape: str, **fields) -> str:
         """Name the part of the algorithm a step is in ("reduce up both trees", "fold-in")."""
@@ -47,8 +52,8 @@ class Words:
         texts = parts
         if self.capitalize:
             texts = [parts[0], *(t[:1].upper() + t[1:] for t in parts[1:])]
-        texts = [self.say("sentence", text=t) for t in texts]
-        text = self.say("space").join([header, *texts])
+        sentence = self.table["sentence"].format
+        text = self.table["space"].join([header, *(sentence(text=t) for t in texts)])
         return self.tidy(text) if self.tidy else text
 
     def listing(self, items: Sequence[str]) -> str:
