@@ -31,6 +31,16 @@ def test_fanout_counts_lost_and_out_of_order_states_by_seq():
     assert out["burst_rates"] == pytest.approx([75, 100])
 
 
+def test_two_students_receiving_at_the_same_instant_are_two_deliveries(capsys):
+    # Counting distinct arrival times would call one of these two lost.
+    paced = [(10.0, 7)]
+    reports = [student([(7, 10.010)]), student([(7, 10.010)]), student([])]
+    out = classroom._fanout_figures("x", paced, [], reports, cpu=0.0)
+    assert out["lost"] == 1  # the third student only
+    said = capsys.readouterr().out
+    assert "seq 7 (paced drive 1 of 1) missed by student 2, who received 0 states" in said
+
+
 def test_poll_figures_compare_the_teacher_tally_with_the_answers_sent():
     answers = [
         {"poll_id": "p1", "answer": "a", "sent": 1.0, "acked": 1.01, "ok": True},
