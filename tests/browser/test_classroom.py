@@ -327,8 +327,12 @@ def test_play_pause_and_speed_are_mirrored(server, open_page):
     )
     teacher.click(play)  # pause: the student lands on the teacher's step, paused
     assert teacher.locator(play).get_attribute("aria-pressed") == "false"
+    # Wait for the pause itself: the student's own playback can reach the teacher's step
+    # before the paused state arrives (the fresh-clone run at 6c8489d read it in between).
+    student.wait_for_function(
+        "s => document.querySelector(s).getAttribute('aria-pressed') === 'false'", arg=play
+    )
     counter_is(student, counter(teacher))
-    assert student.locator(play).get_attribute("aria-pressed") == "false"
     assert teacher.console_errors == [] and student.console_errors == []
 
 
