@@ -11,6 +11,7 @@ no attachment is kept.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import zlib
 
@@ -19,6 +20,7 @@ import socketio
 
 from app import create_app
 from app.web.extensions import socketio as flask_socketio
+from app.web.live.transport import bound_blocking_calls
 from tests.conftest import TEST_CONFIG, LiveServer
 from tests.web.wire import (
     BINARY,
@@ -171,3 +173,35 @@ def test_a_long_polling_client_upgrades_to_a_websocket(serve, request):
         assert ended.wait(20), "the run did not end over the upgraded connection"
     finally:
         client.disconnect()
+
+
+def _fails_within(call, seconds: float = 10.0) -> BaseException | None:
+    """Run `call` on a thread; return what it raised, or None if it returned or still blocks."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return raised[0] if raised else None
+
+
+def test_a_websockets_socket_stays_blocking_and_a_silent_peer_fails_its_reads_and_sends():
+    server_end, peer = socket.socketpair()
+    with server_end, peer:
+        server_end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        bound_blocking_calls(server_end, 0.2)
+        # Blocking, so each send is one system call that writes the whole frame.
+        assert server_end.gettimeout() is None
+        assert isinstance(_fails_within(lambda: server_end.recv(1)), OSError)
+        # A peer that reads nothing: the sends fill its buffer, then fail.
+        frame = b"x" * 65536
+        assert isinstance(
+            _fails_within(lambda: [server_end.send(frame) for _ in range(64)]), OSError
+        )

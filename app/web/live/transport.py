@@ -13,8 +13,9 @@ and engine.io opens a session for every handshake, without limit.
 Here (`init_app`):
 - `BoundedWebSocket` refuses compression (the browser then sends plain frames), closes a
   connection as soon as a message grows past MAX_SOCKET_MESSAGE_BYTES while it is being read
-  (close code 1009), and gives the socket a read timeout of engine.io's ping interval plus
-  its ping timeout, so a peer that vanished without a FIN cannot hold the connection.
+  (close code 1009), and bounds the socket's reads and sends by engine.io's ping interval
+  plus its ping timeout, in the kernel (`bound_blocking_calls`), so a peer that vanished
+  without a FIN cannot hold the connection.
 - `JsonOnlyPacket` keeps no binary attachment: a binary event is answered at once with an
   error, as an event that did not decode, and the frames after it are dropped one by one.
 - `_guarding_handshakes` answers a new Socket.IO session with 503 and a message once
@@ -33,6 +34,8 @@ import heapq
 import itertools
 import json
 import logging
+import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -66,7 +69,7 @@ class BoundedWebSocket(simple_websocket.Server):
         if sock is not None:
             # Before the reader thread starts: a healthy client answers engine.io's pings, so
             # silence this long means it is gone.
-            sock.settimeout(read_timeout_s)
+            bound_blocking_calls(sock, read_timeout_s)
         super().__init__(environ, **kwargs)
 
     def handshake(self) -> None:
@@ -91,6 +94,23 @@ class BoundedWebSocket(simple_websocket.Server):
             # Wake a handler waiting in `receive`: it must not wait for a peer that may never
             # answer the close frame.
             self.event.set()
+
+
+def bound_blocking_calls(sock: socket.socket, seconds: float) -> None:
+    """Make a blocking `recv` or `send` on `sock` fail after `seconds` (EAGAIN, an OSError).
+
+    The kernel keeps the bound (SO_RCVTIMEO, SO_SNDTIMEO) and the socket stays blocking. Python's
+    own `settimeout` made every call poll() first and then use a non-blocking socket: two system
+    calls and two GIL hand-offs for each event to each client (a classroom's fan-out took up to
+    half again the server CPU of bare python-socketio), and a send to a slow reader could write
+    part of a frame and return, which simple-websocket does not check. A blocking send writes
+    the whole frame unless the bound expires, and then the peer is gone anyway.
+    """
+    sock.settimeout(None)
+    whole, fraction = divmod(seconds, 1)
+    timeval = struct.pack("ll", int(whole), int(fraction * 1e6))  # struct timeval on Linux
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
 
 
 class BoundedWebSocketWSGI(SimpleWebSocketWSGI):
