@@ -179,12 +179,14 @@ def run_a_class(open_page, teacher_url: str, student_url: str, secret_key: str) 
     # The teacher changes the run and steps: every student shows the same step of the same run.
     teacher.select_option("#algorithm", "binary_tree")
     set_ranks(teacher, 5)
-    teacher.click(FORWARD)
-    teacher.click(FORWARD)
     shown = form_of(teacher)
     assert shown["algorithm"] == "binary_tree" and shown["ranks"] == "5"
     elements = int(shown["elements"])
     total = len(simulate("allreduce", "binary_tree", ranks=5, elements=elements).steps)
+    # The new run has started (8 ranks had 6 steps): a click before it would move the old one.
+    counter_is(teacher, f"step 0 of {total}")
+    teacher.click(FORWARD)
+    teacher.click(FORWARD)
     assert counter(teacher) == f"step 2 of {total}"
     for student in students:
         counter_is(student, f"step 2 of {total}")
