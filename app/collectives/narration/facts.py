@@ -53,6 +53,7 @@ class View:
         "chunk",
         "_run",
         "_pairs",
+        "_one_chunk_each",
         "_nbytes",
         "_shifts",
         "_senders",
@@ -66,7 +67,8 @@ class View:
         self.moves = moves  # (src, dst, chunk, op), for a shape that needs every chunk
         # (src, dst) -> chunks it carries, in sending order; most steps send one chunk each.
         messages = dict.fromkeys(pairs, 1)
-        self.messages = messages if len(messages) == len(moves) else Counter(pairs)
+        self._one_chunk_each = len(messages) == len(moves)
+        self.messages = messages if self._one_chunk_each else Counter(pairs)
         src, dst, chunk, op = moves[0]
         self.reduces = op == "reduce"
         self.first = (src, dst)  # the message the sentence follows, and its first chunk
@@ -97,7 +99,7 @@ class View:
         if self._nbytes is None:
             size = self._run.chunk_bytes
             chunks = map(size.__getitem__, map(_CHUNK, self.moves))
-            if len(self.messages) == len(self.moves):  # one chunk per message: no Python loop
+            if self._one_chunk_each:  # no Python loop
                 self._nbytes = dict(zip(self._pairs, chunks, strict=True))
             else:
                 self._nbytes = dict.fromkeys(self.messages, 0)
@@ -107,20 +109,20 @@ class View:
 
     def sizes(self) -> list[int]:
         """Bytes per message."""
-        if len(self.messages) == len(self.moves):
+        if self._one_chunk_each:
             return list(map(self._run.chunk_bytes.__getitem__, map(_CHUNK, self.moves)))
         return list(self.nbytes.values())
 
     def count_range(self) -> tuple[int, int]:
         """The fewest and the most chunks a message carries."""
-        if len(self.messages) == len(self.moves):
+        if self._one_chunk_each:
             return 1, 1
         return min(self.messages.values()), max(self.messages.values())
 
     def size_range(self) -> tuple[int, int]:
         """The smallest and the largest message, in bytes."""
         run = self._run
-        if run.equal_chunks and len(self.messages) == len(self.moves):
+        if run.equal_chunks and self._one_chunk_each:
             return run.chunk_bytes[0], run.chunk_bytes[0]
         sizes = self.sizes()
         return min(sizes), max(sizes)
